@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * navio: Raspberry Pi 2/3 (32-bit) with an Emlid Navio+ (the late-2015 wiring
+ * ArduPilot used; ../shared/reference/ardupilot-linux-facts.md 2e, 2f, 3a):
+ *   SPI0 CE1  MPU9250 (mode 0, 1 MHz for set-up, 20 MHz for data), AK8963 behind it
+ *   SPI0 CE0  u-blox GPS (mode 0, 250 kHz set-up, 5 MHz)
+ *   I2C-1     MS5611 0x77, PCA9685 0x40 (24.576 MHz external clock, outputs 4..16;
+ *             the first three drive the RGB LED), ADS1115 0x48 (battery)
+ *   GPIO4     RC input (PPM-sum, SBUS), GPIO27 PCA9685 output enable, low = on
+ *   ttyAMA0   telemetry
+ */
+#include "fulmar/board.h"
+#include "linux/hal_linux.h"
+
+#define NO_DRIVER "no chip driver yet (src/drivers)"
+
+static const struct board_dev devs[] = {
+	{
+		.name = "imu", .what = "MPU9250 on SPI0 CE1", .kind = BOARD_DEV_SPI,
+		.missing = NO_DRIVER,
+		.u.spi = { .cfg = { .path = "/dev/spidev0.1", .mode = 0, .speed_hz = 20000000 },
+			   .open = spi_linux_open },
+	},
+	{
+		.name = "gps", .what = "u-blox on SPI0 CE0", .kind = BOARD_DEV_SPI,
+		.missing = NO_DRIVER,
+		.u.spi = { .cfg = { .path = "/dev/spidev0.0", .mode = 0, .speed_hz = 5000000 },
+			   .open = spi_linux_open },
+	},
+	{
+		.name = "baro", .what = "MS5611 on I2C-1 at 0x77", .kind = BOARD_DEV_I2C,
+		.missing = NO_DRIVER,
+		.u.i2c = { .cfg = { .path = "/dev/i2c-1" }, .addr = 0x77, .open = i2c_linux_open },
+	},
+	{
+		.name = "pwm", .what = "PCA9685 on I2C-1 at 0x40", .kind = BOARD_DEV_I2C,
+		.missing = NO_DRIVER,
+		.u.i2c = { .cfg = { .path = "/dev/i2c-1" }, .addr = 0x40, .open = i2c_linux_open },
+	},
+	{
+		/* High (outputs off) until the PWM driver has set every channel up. */
+		.name = "pwm_oe", .what = "PCA9685 output enable, GPIO27, active low",
+		.kind = BOARD_DEV_GPIO,
+		.u.gpio = { .cfg = { .chip = "gpiochip0", .offset = 27, .dir = GPIO_DIR_OUTPUT,
+				     .active_low = true, .initial_value = 0 },
+			    .open = gpio_linux_open },
+	},
+	{
+		.name = "rcin", .what = "RC receiver (PPM-sum/SBUS) on GPIO4", .kind = BOARD_DEV_GPIO,
+		.missing = "no RC protocol decoders yet (src/rc)",
+		.u.gpio = { .cfg = { .chip = "gpiochip0", .offset = 4, .dir = GPIO_DIR_INPUT,
+				     .edge = GPIO_EDGE_BOTH },
+			    .open = gpio_linux_open },
+	},
+	{
+		/* Navio+ divider: 11.3 V per ADC volt (AP_BattMonitor's Navio figure). */
+		.name = "batt_v", .what = "battery voltage, ADS1115 A2", .kind = BOARD_DEV_ANALOG,
+		.u.analog = { .cfg = { .device = "ads1115", .channel = "voltage2" },
+			      .open = analog_iio_open },
+	},
+	{
+		/* 17 A per ADC volt. */
+		.name = "batt_i", .what = "battery current, ADS1115 A3", .kind = BOARD_DEV_ANALOG,
+		.u.analog = { .cfg = { .device = "ads1115", .channel = "voltage3" },
+			      .open = analog_iio_open },
+	},
+	{
+		.name = "telem", .what = "telemetry radio on the Pi UART", .kind = BOARD_DEV_UART,
+		.u.uart = { .cfg = { .path = "/dev/ttyAMA0", .baud = 57600 },
+			    .open = uart_linux_open },
+	},
+};
+
+static const struct board navio_board = {
+	.name = "navio",
+	.description = "Raspberry Pi 2/3 + Emlid Navio+ (MPU9250, MS5611, u-blox, PCA9685)",
+	.devs = devs,
+	.n_devs = sizeof(devs) / sizeof(devs[0]),
+	.imu_rate_hz = 1000,
+	.main_rate_hz = 400,
+};
+
+const struct board *board_get(void)
+{
+	return &navio_board;
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * zynq: a Zybo-class Zynq-7000 board whose programmable logic holds the
+ * ArduPilot-style PWM block (8 channels, {period, high} tick pairs at 100 MHz)
+ * at 0x43C00000 and the RC pulse-capture FIFO (one keyhole register) at
+ * 0x43C10000 (../shared/reference/ardupilot-linux-facts.md 2d). With a UIO
+ * node in the device tree, set "pwm = uio:NAME" in [devices] instead of
+ * /dev/mem.
+ * The Zybo has no sensors of its own: the table assumes an MPU9250 and an
+ * MS5611 on PS SPI0 (chip selects 0 and 1) and a u-blox on PS UART1; override
+ * the paths in [devices] for other wiring.
+ */
+#include "fulmar/board.h"
+#include "linux/hal_linux.h"
+
+#define NO_DRIVER "no chip driver yet (src/drivers)"
+#define NO_PL "no Zynq PL backend yet (hal/zynq)"
+
+static const struct board_dev devs[] = {
+	{
+		.name = "imu", .what = "MPU9250 on PS SPI0 CS0", .kind = BOARD_DEV_SPI,
+		.missing = NO_DRIVER,
+		.u.spi = { .cfg = { .path = "/dev/spidev1.0", .mode = 3, .speed_hz = 20000000 },
+			   .open = spi_linux_open },
+	},
+	{
+		.name = "baro", .what = "MS5611 on PS SPI0 CS1", .kind = BOARD_DEV_SPI,
+		.missing = NO_DRIVER,
+		.u.spi = { .cfg = { .path = "/dev/spidev1.1", .mode = 3, .speed_hz = 10000000 },
+			   .open = spi_linux_open },
+	},
+	{
+		.name = "rcout", .what = "PL PWM block, 8 channels", .kind = BOARD_DEV_MMIO,
+		.missing = NO_PL,
+		.u.mmio = { .cfg = { .mem_path = "/dev/mem", .phys_base = 0x43C00000, .len = 0x1000 },
+			    .open = mmio_linux_open },
+	},
+	{
+		.name = "rcin", .what = "PL pulse-capture FIFO", .kind = BOARD_DEV_MMIO,
+		.missing = NO_PL,
+		.u.mmio = { .cfg = { .mem_path = "/dev/mem", .phys_base = 0x43C10000, .len = 0x1000 },
+			    .open = mmio_linux_open },
+	},
+	{
+		.name = "gps", .what = "u-blox GPS on PS UART1", .kind = BOARD_DEV_UART,
+		.missing = NO_DRIVER,
+		.u.uart = { .cfg = { .path = "/dev/ttyPS1", .baud = 38400 }, .open = uart_linux_open },
+	},
+	{
+		.name = "telem", .what = "telemetry radio (USB serial)", .kind = BOARD_DEV_UART,
+		.optional = true,
+		.u.uart = { .cfg = { .path = "/dev/ttyUSB0", .baud = 57600 }, .open = uart_linux_open },
+	},
+};
+
+static const struct board zynq_board = {
+	.name = "zynq",
+	.description = "Zynq-7000 (Zybo class) with PL PWM output and pulse-capture RC input",
+	.devs = devs,
+	.n_devs = sizeof(devs) / sizeof(devs[0]),
+	.imu_rate_hz = 1000,
+	.main_rate_hz = 400,
+};
+
+const struct board *board_get(void)
+{
+	return &zynq_board;
+}

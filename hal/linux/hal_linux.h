@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Constructors of the Linux backends. Seen by board files (and tests) only;
+ * everything else uses the interfaces in include/fulmar/. Each returns 0 and
+ * writes *out, or returns -errno and leaves *out alone. The config is not
+ * copied: it must outlive the handle (board tables are static const).
+ */
+#ifndef FULMAR_HAL_LINUX_H
+#define FULMAR_HAL_LINUX_H
+
+#include "fulmar/analog.h"
+#include "fulmar/gpio.h"
+#include "fulmar/i2c.h"
+#include "fulmar/mmio.h"
+#include "fulmar/spi.h"
+#include "fulmar/uart.h"
+
+int spi_linux_open(const struct spi_config *cfg, struct spi_dev **out);
+int i2c_linux_open(const struct i2c_config *cfg, struct i2c_bus **out);
+int gpio_linux_open(const struct gpio_config *cfg, struct gpio_line **out);
+int uart_linux_open(const struct uart_config *cfg, struct uart **out);
+int analog_iio_open(const struct analog_config *cfg, struct analog_in **out);
+/*
+ * analog_iio_open on the libiio context at uri: "local:" (what NULL means and
+ * analog_iio_open uses), "ip:host[:port]" for an iiod on a HIL rig, or
+ * "xml:/path" (lists devices but cannot read them: tests only). Both give
+ * -ENODEV when the device, the input channel or its "raw" is not there.
+ */
+int analog_iio_open_uri(const char *uri, const struct analog_config *cfg, struct analog_in **out);
+/* sysfs_root is "/sys" except in tests, which lay out a UIO tree of their own. */
+int mmio_linux_open(const struct mmio_config *cfg, const char *sysfs_root, struct mmio **out);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Analog inputs (battery voltage and current, board voltage), found by
+ * device and channel name and read with the driver's scale applied.
+ * A handle belongs to one thread. Functions return 0 or -errno.
+ */
+#ifndef FULMAR_ANALOG_H
+#define FULMAR_ANALOG_H
+
+struct analog_in;
+
+struct analog_config {
+	const char *device;     /* IIO device name ("ads1015") or id ("iio:device0") */
+	const char *channel;    /* IIO channel id ("voltage2") or its label */
+};
+
+/*
+ * (raw + offset) * scale as the IIO ABI defines it: millivolts for voltage
+ * channels, milliamps for current channels. Written only on success.
+ */
+int analog_read(struct analog_in *in, double *value);
+/* NULL is a no-op. */
+void analog_close(struct analog_in *in);
+
+/* For backends only. */
+struct analog_ops {
+	int (*read)(struct analog_in *in, double *value);
+	void (*close)(struct analog_in *in);
+};
+
+struct analog_in {
+	const struct analog_ops *ops;
+};
+
+#endif

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#define LOG_TAG "sched"
+#include "daemon/scheduler.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fulmar/clock.h"
+#include "util/log.h"
+
+#define SCHED_STACK_BYTES (256u * 1024u)
+
+static const char *const thread_names[SCHED_THREAD_COUNT] = {
+	[SCHED_TIMER] = "timer", [SCHED_MAIN] = "main", [SCHED_RCIN] = "rcin",
+	[SCHED_UART] = "uart",   [SCHED_TONE] = "tone", [SCHED_IO] = "io",
+};
+
+const char *sched_thread_name(enum sched_thread_id id)
+{
+	return id > 0 && id < SCHED_THREAD_COUNT ? thread_names[id] : "?";
+}
+
+enum sched_thread_id sched_thread_by_name(const char *name)
+{
+	for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT; i++)
+		if (strcmp(thread_names[i], name) == 0)
+			return (enum sched_thread_id)i;
+	return 0;
+}
+
+void sched_cfg_defaults(struct sched_cfg *cfg, uint32_t main_rate_hz)
+{
+	static const uint32_t rates[SCHED_THREAD_COUNT] = {
+		[SCHED_TIMER] = 1000, [SCHED_RCIN] = 200, [SCHED_UART] = 100,
+		[SCHED_TONE] = 100,   [SCHED_IO] = 50,
+	};
+	memset(cfg, 0, sizeof(*cfg));
+	for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT; i++) {
+		cfg->thread[i].rate_hz = i == SCHED_MAIN ? main_rate_hz : rates[i];
+		cfg->thread[i].cpu = -1;
+	}
+	cfg->realtime = true;
+	cfg->lock_memory = true;
+	/*
+	 * Below the kernel's threaded interrupt handlers (50), whose SPI and I2C
+	 * completions our sensor reads wait on.
+	 */
+	cfg->priority_max = 40;
+}
+
+/*
+ * Rate-monotonic: the faster thread gets the higher priority; equal rates keep
+ * the table's order. A 400 Hz main loop below a 100 Hz serial thread is the
+ * known way to miss control deadlines.
+ */
+static int auto_priority(const struct sched_cfg *cfg, int id)
+{
+	int rank = 0;
+	for (int j = SCHED_TIMER; j < SCHED_THREAD_COUNT; j++) {
+		uint32_t rj = cfg->thread[j].rate_hz, ri = cfg->thread[id].rate_hz;
+		if (rj > ri || (rj == ri && j < id))
+			rank++;
+	}
+	return cfg->priority_max - rank;
+}
+
+int sched_init(struct sched *s, const struct sched_cfg *cfg)
+{
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	atomic_init(&s->stop, false);
+	atomic_init(&s->go, 0);
+	for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT; i++) {
+		const struct sched_thread_cfg *tc = &cfg->thread[i];
+		struct sched_thread *t = &s->th[i];
+		if (tc->rate_hz == 0 || tc->rate_hz > 1000000)
+			return -EINVAL;
+		int prio = tc->priority ? tc->priority : auto_priority(cfg, i);
+		if (prio < 1 || prio > 99)
+			return -EINVAL;
+		t->id = (enum sched_thread_id)i;
+		t->priority = prio;
+		t->period_ns = 1000000000ull / tc->rate_hz;
+		/*
+		 * Threads wake on staggered instants, 150 us apart: six expiries on one
+		 * instant would have the kernel wake six threads at once, and the
+		 * fastest would wait for the others' wake-ups.
+		 */
+		t->phase_ns = (uint64_t)(i - SCHED_TIMER) * 150000u;
+		t->owner = s;
+		atomic_init(&t->pace_seq, 0);
+		atomic_init(&t->pace_t_ns, 0);
+		hist_init(&t->stats.wake_latency);
+		hist_init(&t->stats.run_time);
+		atomic_init(&t->stats.loops, 0);
+		atomic_init(&t->stats.overruns_1_5x, 0);
+		atomic_init(&t->stats.overruns_2x, 0);
+		atomic_init(&t->stats.longest_interval_ns, 0);
+		atomic_init(&t->stats.skipped, 0);
+		atomic_init(&t->stats.pace_timeouts, 0);
+	}
+	return 0;
+}
+
+int sched_add_task(struct sched *s, const struct sched_task *task)
+{
+	if (task->thread < SCHED_TIMER || task->thread >= SCHED_THREAD_COUNT || !task->run)
+		return -EINVAL;
+	struct sched_thread *t = &s->th[task->thread];
+	uint32_t thread_hz = s->cfg.thread[task->thread].rate_hz;
+	uint32_t div = 1;
+	if (task->rate_hz) {
+		if (task->rate_hz > thread_hz || thread_hz % task->rate_hz)
+			return -EINVAL;
+		div = thread_hz / task->rate_hz;
+	}
+	if (s->n_tasks == SCHED_MAX_TASKS || t->n_tasks == SCHED_MAX_TASKS_PER_THREAD)
+		return -ENOSPC;
+	s->tasks[s->n_tasks] = *task;
+	t->tasks[t->n_tasks] = &s->tasks[s->n_tasks];
+	t->task_div[t->n_tasks] = div;
+	s->n_tasks++;
+	t->n_tasks++;
+	return 0;
+}
+
+void sched_set_paced(struct sched *s, enum sched_thread_id id)
+{
+	s->th[id].paced = true;
+}
+
+void sched_pace_signal(struct sched *s, enum sched_thread_id id)
+{
+	struct sched_thread *t = &s->th[id];
+	atomic_store_explicit(&t->pace_t_ns, clock_mono_ns(), memory_order_relaxed);
+	atomic_fetch_add_explicit(&t->pace_seq, 1, memory_order_release);
+	if (!s->lockstep)
+		syscall(SYS_futex, &t->pace_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void release(struct sched *s);
+
+static void run_tasks(struct sched_thread *t, uint64_t now_us)
+{
+	for (uint32_t i = 0; i < t->n_tasks; i++)
+		if (t->wakes % t->task_div[i] == 0)
+			t->tasks[i]->run(t->tasks[i]->ctx, now_us);
+	t->wakes++;
+}
+
+static void bump(_Atomic uint64_t *c)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+/*
+ * A paced thread: wait for the futex word to move past seen, or until the
+ * absolute deadline. Returns true when an event came.
+ */
+static bool wait_pace(struct sched_thread *t, uint32_t *seen, uint64_t deadline_ns)
+{
+	for (;;) {
+		uint32_t seq = atomic_load_explicit(&t->pace_seq, memory_order_acquire);
+		if (seq != *seen) {
+			*seen = seq;
+			return true;
+		}
+		if (clock_mono_ns() >= deadline_ns || atomic_load(&t->owner->stop))
+			return false;
+		struct timespec ts = {
+			.tv_sec = (time_t)(deadline_ns / 1000000000u),
+			.tv_nsec = (long)(deadline_ns % 1000000000u),
+		};
+		/* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline. */
+		syscall(SYS_futex, &t->pace_seq, FUTEX_WAIT_BITSET_PRIVATE, seq, &ts, NULL,
+			FUTEX_BITSET_MATCH_ANY);
+	}
+}
+
+static void *thread_main(void *arg)
+{
+	struct sched_thread *t = arg;
+	struct sched *s = t->owner;
+	struct sched_stats *st = &t->stats;
+
+	/* Wait for the go: all threads start on one instant, or leave if start failed. */
+	while (atomic_load_explicit(&s->go, memory_order_acquire) == 0)
+		syscall(SYS_futex, &s->go, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+	uint64_t next = s->t0_ns + t->phase_ns;
+	uint64_t prev_start = 0;
+	uint32_t pace_seen = atomic_load(&t->pace_seq);
+
+	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+		uint64_t intended;
+		if (t->paced) {
+			/* Two missed events in a row: run anyway so failsafes still get a turn. */
+			uint64_t deadline = (prev_start ? prev_start : next) + 2 * t->period_ns;
+			bool got = wait_pace(t, &pace_seen, deadline);
+			if (atomic_load_explicit(&s->stop, memory_order_relaxed))
+				break;
+			if (!got)
+				bump(&st->pace_timeouts);
+			intended = got ? atomic_load_explicit(&t->pace_t_ns, memory_order_relaxed)
+				       : deadline;
+		} else {
+			clock_sleep_until_ns(next);
+			intended = next;
+		}
+		uint64_t start = clock_mono_ns();
+		hist_add(&st->wake_latency, start > intended ? start - intended : 0);
+		if (prev_start) {
+			uint64_t iv = start - prev_start;
+			if (2 * iv > 3 * t->period_ns)
+				bump(&st->overruns_1_5x);
+			if (iv > 2 * t->period_ns)
+				bump(&st->overruns_2x);
+			if (iv > atomic_load_explicit(&st->longest_interval_ns, memory_order_relaxed))
+				atomic_store_explicit(&st->longest_interval_ns, iv,
+						      memory_order_relaxed);
+		}
+		prev_start = start;
+
+		run_tasks(t, start / 1000);
+
+		uint64_t end = clock_mono_ns();
+		hist_add(&st->run_time, end - start);
+		bump(&st->loops);
+
+		/* Drift-free: the next start is a whole period on; late loops skip to stay in phase. */
+		next += t->period_ns;
+		if (next <= end) {
+			uint64_t behind = (end - next) / t->period_ns + 1;
+			atomic_store_explicit(&st->skipped,
+					      atomic_load_explicit(&st->skipped, memory_order_relaxed) + behind,
+					      memory_order_relaxed);
+			next += behind * t->period_ns;
+		}
+	}
+	return NULL;
+}
+
+static int create_thread(struct sched *s, struct sched_thread *t, bool fifo)
+{
+	pthread_attr_t attr;
+	int rc = pthread_attr_init(&attr);
+	if (rc)
+		return -rc;
+	rc = pthread_attr_setstacksize(&attr, SCHED_STACK_BYTES);
+	if (!rc && fifo) {
+		struct sched_param sp = { .sched_priority = t->priority };
+		rc = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		if (!rc)
+			rc = pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+		if (!rc)
+			rc = pthread_attr_setschedparam(&attr, &sp);
+	}
+	int cpu = s->cfg.thread[t->id].cpu;
+	if (!rc && cpu >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET((size_t)cpu, &set);
+		rc = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	if (!rc)
+		rc = pthread_create(&t->pthread, &attr, thread_main, t);
+	pthread_attr_destroy(&attr);
+	if (rc)
+		return -rc;
+	t->started = true;
+	/* Thread names are at most 15 characters; ours are short. */
+	pthread_setname_np(t->pthread, sched_thread_name(t->id));
+	return 0;
+}
+
+int sched_start(struct sched *s)
+{
+	if (s->cfg.lock_memory) {
+		if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
+			s->memory_locked = true;
+		else
+			log_warn("cannot lock memory (%s): page faults may delay the loops; "
+				 "needs CAP_IPC_LOCK or LimitMEMLOCK=infinity", strerror(errno));
+	}
+	int rc;
+	s->fifo = s->cfg.realtime;
+	for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT; i++) {
+		struct sched_thread *t = &s->th[i];
+		rc = create_thread(s, t, s->fifo);
+		if (rc == -EPERM && s->fifo) {
+			log_warn("no permission for SCHED_FIFO (needs CAP_SYS_NICE or "
+				 "LimitRTPRIO=%d): running with normal scheduling", s->cfg.priority_max);
+			s->fifo = false;
+			for (int j = SCHED_TIMER; j < i; j++)
+				pthread_setschedparam(s->th[j].pthread, SCHED_OTHER,
+						      &(struct sched_param){ .sched_priority = 0 });
+			rc = create_thread(s, t, false);
+		}
+		if (rc) {
+			log_err("cannot start thread %s: %s", sched_thread_name(t->id), strerror(-rc));
+			goto err_join;
+		}
+	}
+	if (!s->fifo)
+		for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT; i++)
+			s->th[i].priority = 0;
+	/* Everyone starts on the same instant, a millisecond from now. */
+	s->t0_ns = clock_mono_ns() + 1000000;
+	release(s);
+	return 0;
+
+err_join:
+	sched_stop(s);
+	return rc;
+}
+
+/* Lets the threads past their start gate (into their loops, or out if stop is set). */
+static void release(struct sched *s)
+{
+	atomic_store_explicit(&s->go, 1, memory_order_release);
+	syscall(SYS_futex, &s->go, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+void sched_stop(struct sched *s)
+{
+	atomic_store(&s->stop, true);
+	release(s);
+	for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT; i++) {
+		struct sched_thread *t = &s->th[i];
+		if (!t->started)
+			continue;
+		/* A paced thread may be asleep on its event: wake it to see stop. */
+		atomic_fetch_add(&t->pace_seq, 1);
+		syscall(SYS_futex, &t->pace_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		pthread_join(t->pthread, NULL);
+		t->started = false;
+	}
+}
+
+uint64_t sched_loops(const struct sched *s, enum sched_thread_id id)
+{
+	return atomic_load_explicit(&s->th[id].stats.loops, memory_order_relaxed);
+}
+
+/*
+ * Lock-step. Each thread's next wake is on a virtual timeline; the earliest
+ * runs first, ties go to the higher priority (then the lower id), so the order
+ * is fixed by the configuration alone. A paced thread runs when signalled,
+ * at the virtual time of the signal, or after two periods without one.
+ */
+int sched_lockstep_run_until(struct sched *s, uint64_t t_us)
+{
+	if (!s->lockstep) {
+		s->lockstep = true;
+		for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT; i++) {
+			s->th[i].next_vt_us = s->vt_us;
+			s->th[i].pace_seen = atomic_load(&s->th[i].pace_seq);
+		}
+	} else if (t_us < s->vt_us) {
+		return -EINVAL;
+	}
+	for (;;) {
+		struct sched_thread *best = NULL;
+		for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT; i++) {
+			struct sched_thread *t = &s->th[i];
+			if (t->paced) {
+				uint32_t seq = atomic_load_explicit(&t->pace_seq, memory_order_acquire);
+				if (seq != t->pace_seen) {
+					t->pace_seen = seq;
+					if (t->next_vt_us > s->vt_us)
+						t->next_vt_us = s->vt_us;
+				}
+			}
+			if (t->next_vt_us > t_us)
+				continue;
+			if (!best || t->next_vt_us < best->next_vt_us ||
+			    (t->next_vt_us == best->next_vt_us && t->priority > best->priority))
+				best = t;
+		}
+		if (!best)
+			break;
+		s->vt_us = best->next_vt_us;
+		uint64_t w0 = clock_mono_ns();
+		run_tasks(best, s->vt_us);
+		hist_add(&best->stats.run_time, clock_mono_ns() - w0);
+		bump(&best->stats.loops);
+		uint64_t period_us = best->period_ns / 1000;
+		best->next_vt_us = s->vt_us + (best->paced ? 2 * period_us : period_us);
+		if (period_us == 0)
+			best->next_vt_us = s->vt_us + 1;
+	}
+	s->vt_us = t_us;
+	return 0;
+}
+
+static double us(uint64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+void sched_report(const struct sched *s, char *buf, size_t len)
+{
+	int w = snprintf(buf, len, "%-6s %5s %4s %9s | %-35s | %-24s | %6s %6s %9s %7s\n",
+			 "thread", "Hz", "prio", "loops", "wake-up latency us p50 p99 p99.9 max",
+			 "run time us p50 p99 max", ">1.5x", ">2x", "longest", "skipped");
+	size_t n = 0;
+	for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT && w >= 0; i++) {
+		n += (size_t)w;
+		if (n >= len)
+			return;
+		const struct sched_thread *t = &s->th[i];
+		const struct sched_stats *st = &t->stats;
+		const struct hist *wl = &st->wake_latency, *rt = &st->run_time;
+		w = snprintf(buf + n, len - n,
+			     "%-6s %5u %4d %9llu | %8.1f %8.1f %8.1f %8.1f | %7.1f %7.1f %8.1f |"
+			     " %6llu %6llu %9.1f %7llu%s\n",
+			     sched_thread_name(t->id), s->cfg.thread[i].rate_hz, t->priority,
+			     (unsigned long long)atomic_load(&st->loops),
+			     us(hist_quantile(wl, 0.5)), us(hist_quantile(wl, 0.99)),
+			     us(hist_quantile(wl, 0.999)), us(hist_max(wl)),
+			     us(hist_quantile(rt, 0.5)), us(hist_quantile(rt, 0.99)), us(hist_max(rt)),
+			     (unsigned long long)atomic_load(&st->overruns_1_5x),
+			     (unsigned long long)atomic_load(&st->overruns_2x),
+			     us(atomic_load(&st->longest_interval_ns)),
+			     (unsigned long long)atomic_load(&st->skipped), t->paced ? " paced" : "");
+	}
+}

@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# fulmard as a real process: six named SCHED_FIFO threads, the timing report on
+# SIGUSR1 and at shutdown, a clean stop on SIGTERM and SIGINT, one clear line
+# and a distinct exit code for every kind of bad start, and the fallback to
+# normal scheduling without permission.
+#   test_daemon.sh FULMARD SANITIZED(true|false)
+set -u
+fulmard=$1
+sanitized=${2:-false}
+tmp=$(mktemp -d)
+trap 'kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+pid=
+fails=0
+pass=0
+
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+bad() { fails=$((fails + 1)); echo "FAIL - $*"; }
+check() { if eval "$1"; then ok "$2"; else bad "$2"; fi; }
+
+# ASan reserves terabytes of shadow memory: mlockall cannot lock that.
+conf=$tmp/fulmard.conf
+if [ "$sanitized" = true ]; then printf '[sched]\nlock_memory = false\n' >"$conf"; else : >"$conf"; fi
+
+wait_for() {  # wait_for FILE PATTERN: up to 10 s
+	for _ in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+	return 1
+}
+
+# --- a normal run -----------------------------------------------------------
+"$fulmard" --config "$conf" >"$tmp/out" 2>&1 &
+pid=$!
+if wait_for "$tmp/out" "running: six threads"; then ok "fulmard starts"; else bad "fulmard starts"; cat "$tmp/out"; exit 1; fi
+ps -L -o comm=,cls=,rtprio= -p "$pid" >"$tmp/ps"
+for t in timer main rcin uart tone io; do
+	if [ "$(id -u)" = 0 ]; then
+		check "grep -Eq '^$t +FF +[0-9]+' '$tmp/ps'" "thread $t is SCHED_FIFO"
+	else
+		check "grep -Eq '^$t ' '$tmp/ps'" "thread $t exists"
+	fi
+done
+prio() { awk -v t="$1" '$1 == t { print $3 }' "$tmp/ps"; }
+if [ "$(id -u)" = 0 ]; then
+	check "[ $(prio timer) -gt $(prio main) ] && [ $(prio main) -gt $(prio rcin) ] && [ $(prio rcin) -gt $(prio io) ]" \
+		"priorities are rate-monotonic"
+fi
+kill -USR1 "$pid"
+check "wait_for '$tmp/out' 'timing report'" "SIGUSR1 prints the timing report"
+check "wait_for '$tmp/out' '  timer  *1000 '" "the report has a line for the timer thread"
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=
+check "[ $rc = 0 ]" "SIGTERM stops with status 0 (got $rc)"
+check "grep -q 'stopped cleanly' '$tmp/out'" "it says it stopped cleanly"
+check "[ \$(grep -c 'timing report' '$tmp/out') = 2 ]" "and prints the report again at shutdown"
+
+"$fulmard" --config "$conf" >"$tmp/out2" 2>&1 &
+pid=$!
+wait_for "$tmp/out2" "running: six threads"
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+pid=
+check "[ $rc = 0 ]" "SIGINT stops with status 0 (got $rc)"
+
+# --- bad starts: one line, a distinct status ---------------------------------
+expect() {  # expect STATUS PATTERN DESCRIPTION -- ARGS...
+	local want=$1 pattern=$2 what=$3
+	shift 4
+	"$fulmard" "$@" >"$tmp/bad" 2>&1
+	local got=$?
+	if [ "$got" = "$want" ] && grep -q -- "$pattern" "$tmp/bad"; then ok "$what"
+	else bad "$what: status $got (want $want), output:"; cat "$tmp/bad"; fi
+}
+printf '[sched]\nrealtime = true\nbogus = 3\n' >"$tmp/unknown.conf"
+expect 78 "unknown.conf:3: unknown key 'bogus' in \[sched\]" "unknown key gives file:line and 78" -- --config "$tmp/unknown.conf"
+printf '[thread.main]\nrate_hz = fast\n' >"$tmp/badval.conf"
+expect 78 "badval.conf:2: rate_hz: 'fast'" "bad value gives file:line and 78" -- --config "$tmp/badval.conf"
+expect 66 "nonexistent.conf: No such file or directory" "missing file gives 66" -- --config "$tmp/nonexistent.conf"
+printf '[devices]\ntelem = %s/no-such-tty\n' "$tmp" >"$tmp/dev.conf"
+expect 74 "telem (telemetry radio (USB serial)): $tmp/no-such-tty: No such file or directory" \
+	"unreadable device names the device and gives 74" -- --config "$tmp/dev.conf"
+expect 64 "Usage:" "unknown option gives 64" -- --no-such-option
+expect 64 "unexpected argument" "stray argument gives 64" -- stray
+expect 0 "board: sim" "--board-info describes the board" -- --board-info
+expect 0 "^fulmard [0-9]" "--version" -- --version
+expect 0 "Exit status" "--help" -- --help
+
+# --- without permission for SCHED_FIFO ---------------------------------------
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ "$sanitized" = false ]; then
+	chmod 755 "$tmp"
+	if setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$fulmard"; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+			"$fulmard" --config "$conf" >"$tmp/out3" 2>&1 &
+		pid=$!
+		wait_for "$tmp/out3" "running: six threads"
+		kill -TERM "$pid"
+		wait "$pid"
+		rc=$?
+		pid=
+		check "[ $rc = 0 ]" "unprivileged run stops cleanly"
+		check "[ \$(grep -c 'no permission for SCHED_FIFO' '$tmp/out3') = 1 ]" \
+			"without permission it says so exactly once"
+		check "grep -q 'running: six threads, normal scheduling' '$tmp/out3'" "and runs with normal scheduling"
+	else
+		echo "skip - the build directory is not readable by nobody"
+	fi
+fi
+
+echo "$pass passed, $fails failed"
+[ "$fails" = 0 ]

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "daemon/devices.h"
+#include "linux/hal_linux.h"
+
+static const struct board_dev devs[] = {
+	{ .name = "gps", .what = "u-blox", .kind = BOARD_DEV_UART,
+	  .u.uart = { .cfg = { .path = "/nonexistent/ttyGPS", .baud = 38400 },
+		      .open = uart_linux_open } },
+	{ .name = "telem", .what = "radio", .kind = BOARD_DEV_UART, .optional = true,
+	  .u.uart = { .cfg = { .path = "/nonexistent/ttyTELEM", .baud = 57600 },
+		      .open = uart_linux_open } },
+	{ .name = "buzzer", .what = "buzzer", .kind = BOARD_DEV_GPIO, .optional = true,
+	  .u.gpio = { .cfg = { .chip = "gpiochip0", .offset = 3, .dir = GPIO_DIR_OUTPUT },
+		      .open = gpio_linux_open } },
+	{ .name = "pwm", .what = "PL PWM", .kind = BOARD_DEV_MMIO, .optional = true,
+	  .u.mmio = { .cfg = { .mem_path = "/dev/mem", .phys_base = 0x43C00000, .len = 4096 },
+		      .open = mmio_linux_open } },
+};
+static const struct board board = {
+	.name = "testboard", .devs = devs, .n_devs = 4, .main_rate_hz = 400,
+};
+
+static struct config cfg;
+static struct devices d;
+static char err[1024];
+
+static int parse(const char *text)
+{
+	config_defaults(&cfg, &board);
+	return config_parse(&cfg, text, "t.conf", &board, err, sizeof(err));
+}
+
+static void test_devices_unreadable_path_names_the_device_and_path(void **state)
+{
+	assert_int_equal(parse(""), 0);
+	assert_int_equal(devices_open(&d, &board, &cfg, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "gps (u-blox): /nonexistent/ttyGPS: No such file or directory");
+}
+
+static void test_devices_override_opens_the_configured_path_and_skips_optional_ones(void **state)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(master >= 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	char text[256];
+	snprintf(text, sizeof(text), "[devices]\ngps = %s\n", ptsname(master));
+	assert_int_equal(parse(text), 0);
+	assert_int_equal(devices_open(&d, &board, &cfg, err, sizeof(err)), 0);
+	struct uart *gps = devices_find(&d, "gps", BOARD_DEV_UART);
+	assert_non_null(gps);
+	assert_null(devices_find(&d, "telem", BOARD_DEV_UART));   /* optional, not configured */
+	assert_null(devices_find(&d, "gps", BOARD_DEV_SPI));      /* wrong kind */
+	assert_int_equal(uart_write(gps, (const uint8_t *)"$GP", 3), 3);
+	devices_close(&d);
+	close(master);
+}
+
+static void test_devices_malformed_override_names_the_config_line(void **state)
+{
+	assert_int_equal(parse("[devices]\nbuzzer = gpiochip0\n"), 0);
+	assert_int_equal(devices_open(&d, &board, &cfg, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "t.conf:2: 'gpiochip0' for gpio device 'buzzer' is not "
+				 "CHIP:LINE, e.g. gpiochip0:4");
+	assert_int_equal(parse("[devices]\npwm = /dev/mem@0x43C00010\n"), 0);
+	assert_int_equal(devices_open(&d, &board, &cfg, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "t.conf:2: '/dev/mem@0x43C00010' for mmio device 'pwm'"));
+}
+
+static void test_devices_optional_device_opened_when_configured_fails_clearly(void **state)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(master >= 0);
+	grantpt(master);
+	unlockpt(master);
+	char text[256];
+	snprintf(text, sizeof(text), "[devices]\ngps = %s\nbuzzer = nosuchchip:3\n", ptsname(master));
+	assert_int_equal(parse(text), 0);
+	int rc = devices_open(&d, &board, &cfg, err, sizeof(err));
+	assert_true(rc < 0);
+	assert_non_null(strstr(err, "buzzer (buzzer): nosuchchip line 3: "));
+	close(master);
+}
+
+static void test_devices_missing_lists_every_part_without_a_driver(void **state)
+{
+	static const struct board_dev parts[] = {
+		{ .name = "imu", .what = "MPU9250", .kind = BOARD_DEV_SPI, .missing = "no driver" },
+		{ .name = "telem", .what = "radio", .kind = BOARD_DEV_UART },
+		{ .name = "rcin", .what = "PRU", .kind = BOARD_DEV_MMIO, .missing = "no PRU backend" },
+	};
+	static const struct board b = { .name = "b", .devs = parts, .n_devs = 3 };
+	char buf[256];
+	assert_int_equal(devices_missing(&b, buf, sizeof(buf)), 2);
+	assert_string_equal(buf, "imu (MPU9250): no driver; rcin (PRU): no PRU backend");
+	assert_int_equal(devices_missing(&board, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_devices_unreadable_path_names_the_device_and_path),
+		cmocka_unit_test(test_devices_override_opens_the_configured_path_and_skips_optional_ones),
+		cmocka_unit_test(test_devices_malformed_override_names_the_config_line),
+		cmocka_unit_test(test_devices_optional_device_opened_when_configured_fails_clearly),
+		cmocka_unit_test(test_devices_missing_lists_every_part_without_a_driver),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

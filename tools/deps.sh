@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Sourced by tools/demo, tools/test and tools/bench-timing: installs the Debian
+# packages a step needs when they are missing, saying what it installs.
+#   deps_need PACKAGE...      (PACKAGE may be name:armhf)
+
+deps_missing() {
+	local p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || echo "$p"
+	done
+}
+
+deps_need() {
+	local missing
+	missing=$(deps_missing "$@" | tr '\n' ' ')
+	[ -z "${missing// /}" ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "fulmar: missing Debian packages: $missing" >&2
+		echo "fulmar: run as root, or: sudo apt-get install $missing" >&2
+		exit 1
+	fi
+	if [[ "$missing" == *:armhf* ]] && ! dpkg --print-foreign-architectures | grep -qx armhf; then
+		echo "fulmar: adding the armhf architecture for the cross builds"
+		dpkg --add-architecture armhf
+		DEPS_UPDATED=
+	fi
+	echo "fulmar: installing $missing"
+	if [ -z "${DEPS_UPDATED:-}" ]; then
+		apt-get update -qq || { echo "fulmar: apt-get update failed" >&2; exit 1; }
+		DEPS_UPDATED=1
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
+		{ echo "fulmar: apt-get install $missing failed" >&2; exit 1; }
+}
+
+# What building fulmard and its unit tests takes.
+DEPS_BUILD=(meson ninja-build pkg-config gcc libc6-dev libgpiod-dev libiio-dev libsystemd-dev
+	libcmocka-dev procps util-linux)
+# The armhf cross builds and running their tests under qemu-arm.
+DEPS_CROSS=(crossbuild-essential-armhf libgpiod-dev:armhf libiio-dev:armhf libcmocka-dev:armhf
+	qemu-user)
+# The latency benchmark's peer and load.
+DEPS_BENCH=(rt-tests stress-ng)
