@@ -99,6 +99,7 @@ static int gpiod1_read_events(struct gpio_line *line, struct gpio_event *ev, siz
 		}
 		for (int i = 0; i < rc; i++, n++) {
 			ev[n].t_ns = gpio_timespec_to_ns(&batch[i].ts);
+			ev[n].seqno = 0;  /* the v1 interface has no sequence numbers */
 			ev[n].rising = batch[i].event_type == GPIOD_LINE_EVENT_RISING_EDGE;
 		}
 		/* A short read means the kernel queue is empty: save the poll. */
@@ -200,10 +201,17 @@ int gpio_linux_open(const struct gpio_config *cfg, struct gpio_line **out)
 		goto err_chip;
 	}
 
+	static const int bias_flags[] = {
+		[GPIO_BIAS_AS_IS] = 0,
+		[GPIO_BIAS_DISABLED] = GPIOD_LINE_REQUEST_FLAG_BIAS_DISABLE,
+		[GPIO_BIAS_PULL_UP] = GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP,
+		[GPIO_BIAS_PULL_DOWN] = GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN,
+	};
 	const struct gpiod_line_request_config req = {
 		.consumer = cfg->consumer ? cfg->consumer : GPIO_CONSUMER_DEFAULT,
 		.request_type = gpiod1_request_type(cfg),
-		.flags = cfg->active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0,
+		.flags = (cfg->active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0) |
+			 bias_flags[gpio_config_bias(cfg)],
 	};
 	/* With ACTIVE_LOW the kernel inverts initial_value too: it stays logical. */
 	if (gpiod_line_request(g->gline, &req, cfg->initial_value) < 0) {

@@ -97,6 +97,7 @@ static int gpiod2_read_events(struct gpio_line *line, struct gpio_event *ev, siz
 			struct gpiod_edge_event *e =
 				gpiod_edge_event_buffer_get_event(g->evbuf, (unsigned long)i);
 			ev[n].t_ns = gpiod_edge_event_get_timestamp_ns(e);
+			ev[n].seqno = (uint32_t)gpiod_edge_event_get_line_seqno(e);
 			ev[n].rising = gpiod_edge_event_get_event_type(e) ==
 				       GPIOD_EDGE_EVENT_RISING_EDGE;
 		}
@@ -264,6 +265,14 @@ static int gpiod2_settings_fill(struct gpiod_line_settings *s, const struct gpio
 		return 0;
 	}
 	if (gpiod_line_settings_set_direction(s, GPIOD_LINE_DIRECTION_INPUT) < 0)
+		return gpiod2_err();
+	static const enum gpiod_line_bias biases[] = {
+		[GPIO_BIAS_AS_IS] = GPIOD_LINE_BIAS_AS_IS,
+		[GPIO_BIAS_DISABLED] = GPIOD_LINE_BIAS_DISABLED,
+		[GPIO_BIAS_PULL_UP] = GPIOD_LINE_BIAS_PULL_UP,
+		[GPIO_BIAS_PULL_DOWN] = GPIOD_LINE_BIAS_PULL_DOWN,
+	};
+	if (gpiod_line_settings_set_bias(s, biases[gpio_config_bias(cfg)]) < 0)
 		return gpiod2_err();
 	if (!edge)
 		return 0;

@@ -30,6 +30,12 @@ static inline enum gpio_edge gpio_config_edge(const struct gpio_config *cfg)
 	return cfg->edge ? cfg->edge : GPIO_EDGE_NONE;
 }
 
+/* The config's bias with 0 read as GPIO_BIAS_AS_IS. */
+static inline enum gpio_bias gpio_config_bias(const struct gpio_config *cfg)
+{
+	return cfg->bias ? cfg->bias : GPIO_BIAS_AS_IS;
+}
+
 /*
  * 0 if cfg can be requested, else -EINVAL. Runs before the chip is opened, so
  * a bad board table fails the same way on a machine with no GPIO at all.
@@ -41,6 +47,9 @@ static inline int gpio_config_check(const struct gpio_config *cfg)
 	enum gpio_edge edge = gpio_config_edge(cfg);
 	if (edge < GPIO_EDGE_NONE || edge > GPIO_EDGE_BOTH)
 		return -EINVAL;
+	enum gpio_bias bias = gpio_config_bias(cfg);
+	if (bias < GPIO_BIAS_AS_IS || bias > GPIO_BIAS_PULL_DOWN)
+		return -EINVAL;
 	switch (cfg->dir) {
 	case GPIO_DIR_INPUT:
 		return 0;
@@ -49,6 +58,9 @@ static inline int gpio_config_check(const struct gpio_config *cfg)
 		if (edge != GPIO_EDGE_NONE)
 			return -EINVAL;
 		if (cfg->initial_value != 0 && cfg->initial_value != 1)
+			return -EINVAL;
+		/* A pull on a line we drive ourselves is a board-table mistake. */
+		if (bias != GPIO_BIAS_AS_IS)
 			return -EINVAL;
 		return 0;
 	}

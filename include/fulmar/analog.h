@@ -16,7 +16,10 @@ struct analog_config {
 
 /*
  * (raw + offset) * scale as the IIO ABI defines it: millivolts for voltage
- * channels, milliamps for current channels. Written only on success.
+ * channels, milliamps for current channels. A driver that gives no scale
+ * (the BeagleBone's am335x ADC) gives raw counts: the board's scale parameter
+ * turns them into volts. Each read is a sysfs read: for the io or main
+ * thread at housekeeping rates, not the timer thread. Written only on success.
  */
 int analog_read(struct analog_in *in, double *value);
 /* NULL is a no-op. */

@@ -26,11 +26,20 @@ enum gpio_edge {
 	GPIO_EDGE_BOTH,
 };
 
+/* Pull resistor on an input: RC receivers with open-collector outputs need one. */
+enum gpio_bias {
+	GPIO_BIAS_AS_IS = 1,      /* leave whatever the board's pin set-up chose */
+	GPIO_BIAS_DISABLED,
+	GPIO_BIAS_PULL_UP,
+	GPIO_BIAS_PULL_DOWN,
+};
+
 struct gpio_config {
 	const char *chip;         /* "gpiochip0", "/dev/gpiochip0" or a chip label */
 	unsigned int offset;      /* line number on that chip */
 	enum gpio_dir dir;
 	enum gpio_edge edge;      /* inputs only; 0 is taken as GPIO_EDGE_NONE */
+	enum gpio_bias bias;      /* 0 is taken as GPIO_BIAS_AS_IS */
 	bool active_low;
 	int initial_value;        /* outputs: logical level at request time */
 	const char *consumer;     /* shown by gpioinfo; NULL: "fulmard" */
@@ -38,10 +47,16 @@ struct gpio_config {
 
 struct gpio_event {
 	uint64_t t_ns;            /* kernel timestamp, CLOCK_MONOTONIC */
+	/*
+	 * The kernel's per-line event count, 1 for the first: a jump means the
+	 * kernel's queue overflowed and edges were lost. 0 when the interface
+	 * cannot tell (libgpiod 1.x).
+	 */
+	uint32_t seqno;
 	bool rising;              /* logical level went 0 -> 1 */
 };
 
-/* Outputs: set the logical level (0 or 1). */
+/* Outputs: set the logical level (0 or 1; else -EINVAL). An input gives -EPERM. */
 int gpio_set(struct gpio_line *line, int value);
 /* Returns the logical level 0 or 1, or -errno. */
 int gpio_get(struct gpio_line *line);

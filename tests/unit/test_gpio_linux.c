@@ -116,6 +116,22 @@ static void test_gpio_open_refuses_an_unknown_edge(void **state)
 	assert_int_equal(open_rc(&cfg), -EINVAL);
 }
 
+static void test_gpio_open_refuses_an_unknown_bias_and_a_pull_on_an_output(void **state)
+{
+	const struct gpio_config unknown = { .chip = MISSING_NAME, .dir = GPIO_DIR_INPUT,
+					     .bias = (enum gpio_bias)(GPIO_BIAS_PULL_DOWN + 1) };
+	const struct gpio_config pulled_output = { .chip = MISSING_NAME, .dir = GPIO_DIR_OUTPUT,
+						   .bias = GPIO_BIAS_PULL_UP };
+	const struct gpio_config pulled_input = { .chip = MISSING_NAME, .dir = GPIO_DIR_INPUT,
+						  .bias = GPIO_BIAS_PULL_UP,
+						  .edge = GPIO_EDGE_BOTH };
+
+	assert_int_equal(open_rc(&unknown), -EINVAL);
+	assert_int_equal(open_rc(&pulled_output), -EINVAL);
+	/* Valid: gets as far as the kernel, which has no such chip. */
+	assert_int_equal(open_rc(&pulled_input), -ENOENT);
+}
+
 static void test_gpio_open_refuses_an_output_initial_value_other_than_0_or_1(void **state)
 {
 	const int values[] = { -1, 2, 255 };
@@ -192,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_gpio_open_refuses_an_unknown_direction),
 		cmocka_unit_test(test_gpio_open_refuses_edge_detection_on_an_output),
 		cmocka_unit_test(test_gpio_open_refuses_an_unknown_edge),
+		cmocka_unit_test(test_gpio_open_refuses_an_unknown_bias_and_a_pull_on_an_output),
 		cmocka_unit_test(test_gpio_open_refuses_an_output_initial_value_other_than_0_or_1),
 		cmocka_unit_test(test_gpio_open_refuses_a_missing_or_empty_chip_name),
 		cmocka_unit_test(test_gpio_open_passes_valid_configs_on_to_the_kernel),
