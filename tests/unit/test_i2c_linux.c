@@ -27,13 +27,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fake_node.h"
 #include "linux/hal_linux.h"
 
 #define CHIP_ADDR 0x68
 
 static struct {
-	dev_t dev;
-	ino_t ino;
 	unsigned long funcs;        /* what I2C_FUNCS reports */
 	int missing_errno;          /* what a transfer to another address fails with */
 	uint8_t regs[256];
@@ -45,14 +44,7 @@ static struct {
 	unsigned int smbus_calls;
 	struct i2c_smbus_ioctl_data smbus;  /* the last I2C_SMBUS */
 } fake;
-static char fake_path[] = "/tmp/fulmar-i2c-XXXXXX";
-
-static bool fd_is_fake(int fd)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && st.st_dev == fake.dev && st.st_ino == fake.ino;
-}
+static struct fake_node node;
 
 static int fake_fail(int e)
 {
@@ -124,8 +116,8 @@ int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
-	if (!fd_is_fake(fd))
-		return (int)syscall(SYS_ioctl, fd, req, arg);
+	if (!fake_node_is(&node, fd))
+		return fake_node_kernel_ioctl(fd, req, arg);
 	switch (req) {
 	case I2C_FUNCS:
 		*(unsigned long *)arg = fake.funcs;
@@ -144,27 +136,21 @@ int ioctl(int fd, unsigned long req, ...)
 
 static int setup(void **state)
 {
-	struct stat st;
-	int fd = mkstemp(fake_path);
-
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (fake_node_create(&node, "i2c") < 0)
 		return -1;
-	close(fd);
-	fake.dev = st.st_dev;
-	fake.ino = st.st_ino;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	unlink(fake_path);
+	fake_node_remove(&node);
 	return 0;
 }
 
 /* A fresh adapter with funcs and a chip whose register r holds r. */
 static struct i2c_bus *open_fake(unsigned long funcs)
 {
-	static const struct i2c_config cfg = { .path = fake_path };
+	static const struct i2c_config cfg = { .path = node.path };
 	struct i2c_bus *bus = NULL;
 
 	fake.funcs = funcs;
@@ -186,25 +172,6 @@ static void test_i2c_open_of_missing_device_gives_enoent(void **state)
 	assert_null(bus);
 }
 
-/*
- * What the kernel itself answers to req on path: ENOTTY from a driver that does
- * not know it, or ENOSYS from qemu-user (the armhf test runs), which passes on
- * no request it cannot translate.
- */
-static int kernel_answer(const char *path, unsigned long req)
-{
-	unsigned long arg = 0;
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-
-	assert_true(fd >= 0);
-	int rc = (int)syscall(SYS_ioctl, fd, req, &arg);
-	int e = errno;
-	close(fd);
-	assert_int_equal(rc, -1);
-	assert_true(e == ENOTTY || e == ENOSYS);
-	return -e;
-}
-
 static void test_i2c_open_of_a_file_that_is_not_i2c_dev_gives_the_kernels_enotty(void **state)
 {
 	char path[] = "/tmp/fulmar-noti2c-XXXXXX";
@@ -214,9 +181,9 @@ static void test_i2c_open_of_a_file_that_is_not_i2c_dev_gives_the_kernels_enotty
 	struct i2c_config cfg = { .path = "/dev/null" };
 	struct i2c_bus *bus = NULL;
 
-	assert_int_equal(i2c_linux_open(&cfg, &bus), kernel_answer(cfg.path, I2C_FUNCS));
+	assert_int_equal(i2c_linux_open(&cfg, &bus), fake_node_kernel_answer(cfg.path, I2C_FUNCS));
 	cfg.path = path;
-	assert_int_equal(i2c_linux_open(&cfg, &bus), kernel_answer(cfg.path, I2C_FUNCS));
+	assert_int_equal(i2c_linux_open(&cfg, &bus), fake_node_kernel_answer(cfg.path, I2C_FUNCS));
 	assert_null(bus);
 	unlink(path);
 }

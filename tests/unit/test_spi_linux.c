@@ -25,12 +25,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fake_node.h"
 #include "linux/hal_linux.h"
 
 /* The fake spidev's state: what the backend told it. */
 static struct {
-	dev_t dev;
-	ino_t ino;
 	uint8_t mode;
 	uint8_t bits;
 	uint32_t speed_hz;
@@ -38,14 +37,7 @@ static struct {
 	size_t n;                            /* segments in the last one */
 	struct spi_ioc_transfer last[32];
 } fake;
-static char fake_path[] = "/tmp/fulmar-spidev-XXXXXX";
-
-static bool fd_is_fake(int fd)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && st.st_dev == fake.dev && st.st_ino == fake.ino;
-}
+static struct fake_node node;
 
 /* The kernel returns the bytes moved; MISO of this fake is MOSI inverted. */
 static int fake_message(const struct spi_ioc_transfer *tr, size_t n)
@@ -82,8 +74,8 @@ int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
-	if (!fd_is_fake(fd))
-		return (int)syscall(SYS_ioctl, fd, req, arg);
+	if (!fake_node_is(&node, fd))
+		return fake_node_kernel_ioctl(fd, req, arg);
 	if (req == SPI_IOC_WR_MODE) {
 		fake.mode = *(uint8_t *)arg;
 		return 0;
@@ -104,25 +96,19 @@ int ioctl(int fd, unsigned long req, ...)
 
 static int setup(void **state)
 {
-	struct stat st;
-	int fd = mkstemp(fake_path);
-
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (fake_node_create(&node, "spidev") < 0)
 		return -1;
-	close(fd);
-	fake.dev = st.st_dev;
-	fake.ino = st.st_ino;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	unlink(fake_path);
+	fake_node_remove(&node);
 	return 0;
 }
 
 static const struct spi_config fake_cfg = {
-	.path = fake_path, .mode = 3, .bits_per_word = 0, .speed_hz = 1000000,
+	.path = node.path, .mode = 3, .bits_per_word = 0, .speed_hz = 1000000,
 };
 
 static void test_spi_open_of_missing_device_gives_enoent(void **state)
@@ -134,25 +120,6 @@ static void test_spi_open_of_missing_device_gives_enoent(void **state)
 	assert_null(dev);
 }
 
-/*
- * What the kernel itself answers to req on path: ENOTTY from a driver that does
- * not know it, or ENOSYS from qemu-user (the armhf test runs), which passes on
- * no request it cannot translate.
- */
-static int kernel_answer(const char *path, unsigned long req)
-{
-	unsigned long arg = 0;
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-
-	assert_true(fd >= 0);
-	int rc = (int)syscall(SYS_ioctl, fd, req, &arg);
-	int e = errno;
-	close(fd);
-	assert_int_equal(rc, -1);
-	assert_true(e == ENOTTY || e == ENOSYS);
-	return -e;
-}
-
 static void test_spi_open_of_a_file_that_is_not_spidev_gives_the_kernels_enotty(void **state)
 {
 	char path[] = "/tmp/fulmar-notspi-XXXXXX";
@@ -162,9 +129,9 @@ static void test_spi_open_of_a_file_that_is_not_spidev_gives_the_kernels_enotty(
 	struct spi_config cfg = { .path = "/dev/null", .speed_hz = 1000000 };
 	struct spi_dev *dev = NULL;
 
-	assert_int_equal(spi_linux_open(&cfg, &dev), kernel_answer(cfg.path, SPI_IOC_WR_MODE));
+	assert_int_equal(spi_linux_open(&cfg, &dev), fake_node_kernel_answer(cfg.path, SPI_IOC_WR_MODE));
 	cfg.path = path;
-	assert_int_equal(spi_linux_open(&cfg, &dev), kernel_answer(cfg.path, SPI_IOC_WR_MODE));
+	assert_int_equal(spi_linux_open(&cfg, &dev), fake_node_kernel_answer(cfg.path, SPI_IOC_WR_MODE));
 	assert_null(dev);
 	unlink(path);
 }
