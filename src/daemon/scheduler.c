@@ -350,6 +350,11 @@ uint64_t sched_loops(const struct sched *s, enum sched_thread_id id)
 	return atomic_load_explicit(&s->th[id].stats.loops, memory_order_relaxed);
 }
 
+const struct sched_stats *sched_stats(const struct sched *s, enum sched_thread_id id)
+{
+	return &s->th[id].stats;
+}
+
 /*
  * Lock-step. Each thread's next wake is on a virtual timeline; the earliest
  * runs first, ties go to the higher priority (then the lower id), so the order

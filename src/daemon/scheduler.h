@@ -132,6 +132,11 @@ int sched_start(struct sched *s);
 void sched_stop(struct sched *s);
 /* Any thread: total loops of a thread, to tell that it is alive. */
 uint64_t sched_loops(const struct sched *s, enum sched_thread_id id);
+/*
+ * Any thread: a thread's timing, for the log's PM records and MAVLink (read with
+ * hist_quantile and relaxed loads; the owning thread keeps writing it).
+ */
+const struct sched_stats *sched_stats(const struct sched *s, enum sched_thread_id id);
 
 /*
  * Lock-step: instead of sched_start. Runs, in virtual-time order, every wake

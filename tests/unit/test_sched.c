@@ -185,8 +185,9 @@ static void test_sched_real_time_threads_loop_measure_and_stop(void **state)
 	uint64_t loops = sched_loops(&s, SCHED_TIMER);
 	assert_true(loops > 10);
 	/* Every loop was measured. */
-	assert_int_equal(hist_total(&s.th[SCHED_TIMER].stats.wake_latency), loops);
-	assert_int_equal(hist_total(&s.th[SCHED_TIMER].stats.run_time), loops);
+	const struct sched_stats *st = sched_stats(&s, SCHED_TIMER);
+	assert_int_equal(hist_total(&st->wake_latency), loops);
+	assert_int_equal(hist_total(&st->run_time), loops);
 	/* The 100 Hz task ran on every tenth wake of the 1 kHz thread. */
 	assert_int_equal(p.runs, (loops + 9) / 10);
 	assert_int_equal(q.runs, sched_loops(&s, SCHED_IO));
