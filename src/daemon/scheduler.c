@@ -305,7 +305,13 @@ int sched_start(struct sched *s)
 			rc = create_thread(s, t, false);
 		}
 		if (rc) {
-			log_err("cannot start thread %s: %s", sched_thread_name(t->id), strerror(-rc));
+			int cpu = s->cfg.thread[i].cpu;
+			if (cpu >= 0)
+				log_err("cannot start thread %s on CPU %d: %s", sched_thread_name(t->id),
+					cpu, strerror(-rc));
+			else
+				log_err("cannot start thread %s: %s", sched_thread_name(t->id),
+					strerror(-rc));
 			goto err_join;
 		}
 	}

@@ -21,6 +21,7 @@ check() { if eval "$1"; then ok "$2"; else bad "$2"; fi; }
 # ASan reserves terabytes of shadow memory: mlockall cannot lock that.
 conf=$tmp/fulmard.conf
 if [ "$sanitized" = true ]; then printf '[sched]\nlock_memory = false\n' >"$conf"; else : >"$conf"; fi
+printf '[thread.timer]\ncpu = 0\n' >>"$conf"
 
 wait_for() {  # wait_for FILE PATTERN: up to 10 s
 	for _ in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
@@ -39,6 +40,8 @@ for t in timer main rcin uart tone io; do
 		check "grep -Eq '^$t ' '$tmp/ps'" "thread $t exists"
 	fi
 done
+timer_tid=$(ps -L -o tid=,comm= -p "$pid" | awk '$2 == "timer" { print $1 }')
+check "grep -Eq '^Cpus_allowed_list:[[:space:]]+0$' /proc/$pid/task/$timer_tid/status" "timer thread pinned to CPU 0 as configured"
 prio() { awk -v t="$1" '$1 == t { print $3 }' "$tmp/ps"; }
 if [ "$(id -u)" = 0 ]; then
 	check "[ $(prio timer) -gt $(prio main) ] && [ $(prio main) -gt $(prio rcin) ] && [ $(prio rcin) -gt $(prio io) ]" \
@@ -81,6 +84,8 @@ expect 66 "nonexistent.conf: No such file or directory" "missing file gives 66" 
 printf '[devices]\ntelem = %s/no-such-tty\n' "$tmp" >"$tmp/dev.conf"
 expect 74 "telem (telemetry radio (USB serial)): $tmp/no-such-tty: No such file or directory" \
 	"unreadable device names the device and gives 74" -- --config "$tmp/dev.conf"
+printf '[thread.io]\ncpu = 1023\n' >"$tmp/cpu.conf"
+expect 71 "cannot start thread io on CPU 1023" "a CPU the machine lacks gives 71" -- --config "$tmp/cpu.conf"
 expect 64 "Usage:" "unknown option gives 64" -- --no-such-option
 expect 64 "unexpected argument" "stray argument gives 64" -- stray
 expect 0 "board: sim" "--board-info describes the board" -- --board-info
