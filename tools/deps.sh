@@ -39,5 +39,7 @@ DEPS_BUILD=(meson ninja-build pkg-config gcc libc6-dev libgpiod-dev libiio-dev l
 # The armhf cross builds and running their tests under qemu-arm.
 DEPS_CROSS=(crossbuild-essential-armhf libgpiod-dev:armhf libiio-dev:armhf libcmocka-dev:armhf
 	qemu-user)
+# The MAVLink interoperability test's independent implementation (node-mavlink).
+DEPS_INTEROP=(nodejs npm)
 # The latency benchmark's peer and load.
 DEPS_BENCH=(rt-tests stress-ng)

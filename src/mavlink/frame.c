@@ -49,10 +49,12 @@ static enum check check(struct mavlink_parser *p, size_t *frame_len)
 
 	const struct mavlink_msg_info *info = mavlink_msg_info(msgid);
 	/*
-	 * A MAVLink 1 frame has exactly the base fields; a MAVLink 2 frame at least
-	 * one byte and at most all fields (its trailing zeros may be cut).
+	 * A MAVLink 1 frame has exactly the base fields; a MAVLink 2 frame at most
+	 * all of them, its trailing zeros cut. We keep one byte of an all-zero
+	 * payload, as the C and Python libraries do; some implementations cut
+	 * them all, and those frames are as valid.
 	 */
-	if (info && (v2 ? len == 0 || len > info->max_len : len != info->min_len)) {
+	if (info && (v2 ? len > info->max_len : len != info->min_len)) {
 		p->stats.bad_len++;
 		return CHECK_BAD;
 	}
