@@ -82,6 +82,15 @@ class Message:
     def max_len(self):
         return sum(f.size for f in self.fields)
 
+    def offset(self, name):
+        """Wire offset of a uint8_t field, or -1 (for routing: target_system/component)."""
+        off = 0
+        for f in self.wire():
+            if f.name == name and f.type == 'uint8_t' and not f.array:
+                return off
+            off += f.size
+        return -1
+
 
 def parse(path):
     msgs, cur, ext = [], None, False
@@ -126,7 +135,9 @@ def emit_header(msgs, out):
     w('/* What the framing layer needs to know of a message. */\n')
     w('struct mavlink_msg_info {\n\tuint32_t id;\n\tconst char *name;\n\tuint8_t crc_extra;\n'
       '\tuint8_t min_len;  /* base fields: the MAVLink 1 length */\n'
-      '\tuint8_t max_len;  /* with the extension fields */\n};\n\n')
+      '\tuint8_t max_len;  /* with the extension fields */\n'
+      '\tint16_t target_system_ofs;     /* payload offset of target_system, -1 if none */\n'
+      '\tint16_t target_component_ofs;  /* ... of target_component */\n};\n\n')
     w('/* The message with that id, or NULL when fulmar does not know it. */\n')
     w('const struct mavlink_msg_info *mavlink_msg_info(uint32_t id);\n')
     w(f'#define MAVLINK_MSG_COUNT {len(msgs)}\n')
@@ -153,7 +164,8 @@ def emit_source(msgs, header_name, out):
     w(f'#include "{header_name}"\n\n#include <string.h>\n\n#include "mavlink/wire.h"\n\n')
     w('const struct mavlink_msg_info mavlink_msg_infos[MAVLINK_MSG_COUNT] = {\n')
     for m in msgs:
-        w(f'\t{{ {m.id}, "{m.name}", {m.crc_extra()}, {m.min_len()}, {m.max_len()} }},\n')
+        w(f'\t{{ {m.id}, "{m.name}", {m.crc_extra()}, {m.min_len()}, {m.max_len()}, '
+          f'{m.offset("target_system")}, {m.offset("target_component")} }},\n')
     w('};\n\n')
     w('const struct mavlink_msg_info *mavlink_msg_info(uint32_t id)\n{\n'
       '\tsize_t lo = 0, hi = MAVLINK_MSG_COUNT;\n'

@@ -92,7 +92,7 @@ def main():
     ref = xml_messages(xml_dir)
     ours = table_messages(table_path)
     generated = {m.group(2): tuple(int(x) for x in (m.group(1), m.group(3), m.group(4), m.group(5)))
-                 for m in re.finditer(r'\{ (\d+), "(\w+)", (\d+), (\d+), (\d+) \}', open(gen_c).read())}
+                 for m in re.finditer(r'\{ (\d+), "(\w+)", (\d+), (\d+), (\d+),', open(gen_c).read())}
     bad = 0
     for name, (mid, fields) in ours.items():
         problems = []

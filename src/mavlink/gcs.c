@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "mavlink/gcs.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mavlink/mavlink_msgs.h"
+#include "param/param.h"
+
+#define GCS_HEARTBEAT_PERIOD_US 1000000u
+#define MAV_COMP_ID_ALL 0
+
+void gcs_init(struct gcs *g, uint8_t sysid, uint8_t compid, const struct gcs_tx *tx)
+{
+	memset(g, 0, sizeof(*g));
+	g->sysid = sysid;
+	g->compid = compid;
+	g->tx = *tx;
+	g->params_per_tick = 10;
+	for (int i = 0; i < GCS_MAX_LINKS; i++)
+		g->link[i].param_next = -1;
+}
+
+/* Whether a message addressed to (sys, comp) is ours to act on. */
+static bool for_us(const struct gcs *g, uint8_t sys, uint8_t comp)
+{
+	return (sys == g->sysid || sys == 0) && (comp == g->compid || comp == MAV_COMP_ID_ALL);
+}
+
+void gcs_text(struct gcs *g, enum gcs_severity sev, const char *fmt, ...)
+{
+	struct mavlink_statustext m = { .severity = (uint8_t)sev };
+	char text[sizeof(m.text) + 1];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	/* 50 bytes, NUL-terminated only when shorter: strncpy's very contract. */
+	memcpy(m.text, text, strnlen(text, sizeof(m.text)));
+	uint8_t p[MAVLINK_MSG_STATUSTEXT_MAX_LEN];
+	mavlink_statustext_pack(&m, p);
+	g->tx.send(g->tx.ctx, GCS_LINK_ALL, MAVLINK_MSG_ID_STATUSTEXT, p);
+}
+
+/* --- parameters ------------------------------------------------------------ */
+
+static void send_param(struct gcs *g, int link, int idx)
+{
+	struct mavlink_param_value m = {
+		.param_value = param_get(idx),
+		.param_type = (uint8_t)param_defs[idx].type,
+		.param_count = (uint16_t)param_count,
+		.param_index = (uint16_t)idx,
+	};
+	memcpy(m.param_id, param_defs[idx].name, strnlen(param_defs[idx].name, sizeof(m.param_id)));
+	uint8_t p[MAVLINK_MSG_PARAM_VALUE_MAX_LEN];
+	mavlink_param_value_pack(&m, p);
+	g->tx.send(g->tx.ctx, link, MAVLINK_MSG_ID_PARAM_VALUE, p);
+}
+
+/* param_id is 16 bytes, NUL-terminated only when shorter. */
+static void param_name(const char id[16], char out[PARAM_NAME_LEN + 1])
+{
+	memcpy(out, id, PARAM_NAME_LEN);
+	out[PARAM_NAME_LEN] = '\0';
+}
+
+static void param_request_read(struct gcs *g, int link, const struct mavlink_frame *f)
+{
+	struct mavlink_param_request_read m;
+	mavlink_param_request_read_unpack(f->payload, f->len, &m);
+	if (!for_us(g, m.target_system, m.target_component)) {
+		g->stats.not_for_us++;
+		return;
+	}
+	int idx;
+	if (m.param_index >= 0) {
+		idx = m.param_index < (int)param_count ? m.param_index : -1;
+	} else {
+		char name[PARAM_NAME_LEN + 1];
+		param_name(m.param_id, name);
+		idx = param_find(name);
+	}
+	if (idx < 0) {
+		g->stats.param_unknown++;
+		return;
+	}
+	send_param(g, link, idx);
+}
+
+static void param_set_msg(struct gcs *g, int link, const struct mavlink_frame *f)
+{
+	struct mavlink_param_set m;
+	mavlink_param_set_unpack(f->payload, f->len, &m);
+	if (!for_us(g, m.target_system, m.target_component)) {
+		g->stats.not_for_us++;
+		return;
+	}
+	char name[PARAM_NAME_LEN + 1];
+	param_name(m.param_id, name);
+	int idx = param_find(name);
+	if (idx < 0) {
+		g->stats.param_unknown++;
+		gcs_text(g, GCS_SEV_WARNING, "PARAM_SET: no parameter %s", name);
+		return;
+	}
+	int rc = param_set(idx, m.param_value);
+	if (rc) {
+		const struct param_def *d = &param_defs[idx];
+		g->stats.param_refused++;
+		if (rc == -ERANGE)
+			gcs_text(g, GCS_SEV_WARNING, "%s: %g outside %g..%g", name,
+				 (double)m.param_value, (double)d->min, (double)d->max);
+		else
+			gcs_text(g, GCS_SEV_WARNING, "%s: %g is not a whole number", name,
+				 (double)m.param_value);
+	}
+	/* Success or not, every link learns the value now in force. */
+	send_param(g, GCS_LINK_ALL, idx);
+}
+
+static void param_request_list(struct gcs *g, int link, const struct mavlink_frame *f)
+{
+	struct mavlink_param_request_list m;
+	mavlink_param_request_list_unpack(f->payload, f->len, &m);
+	if (!for_us(g, m.target_system, m.target_component)) {
+		g->stats.not_for_us++;
+		return;
+	}
+	g->link[link].param_next = 0;
+}
+
+/* --- dispatch --------------------------------------------------------------- */
+
+void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t now_us)
+{
+	if (link < 0 || link >= GCS_MAX_LINKS)
+		return;
+	g->stats.frames_in++;
+	g->link[link].active = true;
+	switch (f->msgid) {
+	case MAVLINK_MSG_ID_PARAM_REQUEST_LIST:
+		param_request_list(g, link, f);
+		break;
+	case MAVLINK_MSG_ID_PARAM_REQUEST_READ:
+		param_request_read(g, link, f);
+		break;
+	case MAVLINK_MSG_ID_PARAM_SET:
+		param_set_msg(g, link, f);
+		break;
+	case MAVLINK_MSG_ID_HEARTBEAT:
+		break;
+	default:
+		g->stats.unhandled++;
+		break;
+	}
+	(void)now_us;
+}
+
+static void heartbeat(struct gcs *g)
+{
+	struct mavlink_heartbeat m = {
+		.type = g->id.mav_type,
+		.autopilot = g->id.autopilot,
+		.base_mode = g->id.base_mode,
+		.custom_mode = g->id.custom_mode,
+		.system_status = g->id.system_status,
+		.mavlink_version = 3,
+	};
+	uint8_t p[MAVLINK_MSG_HEARTBEAT_MAX_LEN];
+	mavlink_heartbeat_pack(&m, p);
+	g->tx.send(g->tx.ctx, GCS_LINK_ALL, MAVLINK_MSG_ID_HEARTBEAT, p);
+}
+
+void gcs_tick(struct gcs *g, uint64_t now_us)
+{
+	if (g->last_heartbeat_us == 0 || now_us - g->last_heartbeat_us >= GCS_HEARTBEAT_PERIOD_US) {
+		heartbeat(g);
+		g->last_heartbeat_us = now_us ? now_us : 1;
+	}
+	for (int l = 0; l < GCS_MAX_LINKS; l++) {
+		struct gcs_link_state *ls = &g->link[l];
+		for (unsigned int n = 0; ls->param_next >= 0 && n < g->params_per_tick; n++) {
+			send_param(g, l, ls->param_next);
+			if (++ls->param_next >= (int)param_count)
+				ls->param_next = -1;
+		}
+	}
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The ground-station services: what a GCS sees and drives over MAVLink —
+ * heartbeat, parameters, and (as they arrive) missions, commands and streams.
+ * Pure: frames and time in, messages out through gcs_tx; no sockets. Runs on
+ * the main thread (it changes parameters and modes).
+ */
+#ifndef FULMAR_MAVLINK_GCS_H
+#define FULMAR_MAVLINK_GCS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mavlink/frame.h"
+
+#define GCS_MAX_LINKS 8
+#define GCS_LINK_ALL (-1)
+
+/* MAV_SEVERITY */
+enum gcs_severity {
+	GCS_SEV_EMERGENCY = 0,
+	GCS_SEV_ALERT,
+	GCS_SEV_CRITICAL,
+	GCS_SEV_ERROR,
+	GCS_SEV_WARNING,
+	GCS_SEV_NOTICE,
+	GCS_SEV_INFO,
+	GCS_SEV_DEBUG,
+};
+
+/* Where messages go: packed payload (max length) of msgid to one link or all. */
+struct gcs_tx {
+	void (*send)(void *ctx, int link, uint32_t msgid, const uint8_t *payload);
+	void *ctx;
+};
+
+/* What the vehicle says about itself in HEARTBEAT; filled in by the vehicle. */
+struct gcs_identity {
+	uint8_t mav_type;         /* MAV_TYPE_FIXED_WING */
+	uint8_t autopilot;        /* MAV_AUTOPILOT_ARDUPILOTMEGA */
+	uint8_t base_mode;        /* MAV_MODE_FLAG_* */
+	uint32_t custom_mode;     /* ArduPlane mode number */
+	uint8_t system_status;    /* MAV_STATE */
+};
+
+struct gcs_stats {
+	uint64_t frames_in;
+	uint64_t not_for_us;      /* addressed to another system or component */
+	uint64_t unhandled;       /* messages fulmar does not act on */
+	uint64_t param_unknown;   /* read or set of a name or index we do not have */
+	uint64_t param_refused;   /* a set outside the range or of the wrong kind */
+};
+
+struct gcs_link_state {
+	bool active;
+	int param_next;           /* next index of a running PARAM_REQUEST_LIST, -1 idle */
+};
+
+struct gcs {
+	uint8_t sysid, compid;
+	struct gcs_tx tx;
+	struct gcs_identity id;
+	struct gcs_link_state link[GCS_MAX_LINKS];
+	unsigned int params_per_tick;  /* PARAM_VALUEs per link per gcs_tick of a list */
+	uint64_t last_heartbeat_us;
+	struct gcs_stats stats;
+};
+
+void gcs_init(struct gcs *g, uint8_t sysid, uint8_t compid, const struct gcs_tx *tx);
+/* A frame that arrived (already checked for signing) on link. */
+void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t now_us);
+/* Periodic work (heartbeat, parameter lists): call at 50 Hz or more. */
+void gcs_tick(struct gcs *g, uint64_t now_us);
+/* STATUSTEXT to every link (cut to 50 characters). */
+void gcs_text(struct gcs *g, enum gcs_severity sev, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

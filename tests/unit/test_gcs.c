@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mavlink/gcs.h"
+#include "mavlink/mavlink_msgs.h"
+#include "param/param.h"
+
+/* What the GCS layer sent. */
+static struct sent {
+	int link;
+	uint32_t msgid;
+	uint8_t payload[255];
+} sent[4096];
+static unsigned int n_sent;
+
+static void capture(void *ctx, int link, uint32_t msgid, const uint8_t *payload)
+{
+	assert_true(n_sent < 4096);
+	sent[n_sent].link = link;
+	sent[n_sent].msgid = msgid;
+	memcpy(sent[n_sent].payload, payload, mavlink_msg_info(msgid)->max_len);
+	n_sent++;
+}
+
+static struct gcs g;
+static struct mavlink_frame frame;
+
+static int setup(void **state)
+{
+	param_init();
+	struct gcs_tx tx = { capture, NULL };
+	gcs_init(&g, 1, 1, &tx);
+	n_sent = 0;
+	return 0;
+}
+
+/* A frame from the ground station (255/190) carrying payload of msgid. */
+static const struct mavlink_frame *from_gcs(uint32_t msgid, const uint8_t *payload)
+{
+	struct mavlink_parser p;
+	mavlink_parser_init(&p);
+	uint8_t buf[MAVLINK_MAX_FRAME_LEN];
+	struct mavlink_header h = { 2, 0, 255, 190, msgid };
+	size_t n = mavlink_encode(&h, payload, buf);
+	bool got;
+	mavlink_parse(&p, buf, n, &frame, &got);
+	assert_true(got);
+	return &frame;
+}
+
+static unsigned int count(uint32_t msgid)
+{
+	unsigned int c = 0;
+	for (unsigned int i = 0; i < n_sent; i++)
+		c += sent[i].msgid == msgid;
+	return c;
+}
+
+static const struct sent *last(uint32_t msgid)
+{
+	for (unsigned int i = n_sent; i-- > 0;)
+		if (sent[i].msgid == msgid)
+			return &sent[i];
+	return NULL;
+}
+
+static void test_gcs_heartbeat_once_a_second(void **state)
+{
+	g.id = (struct gcs_identity){ 1, 3, 0x81, 10, 4 };
+	gcs_tick(&g, 5000000);
+	gcs_tick(&g, 5500000);
+	gcs_tick(&g, 6000000);
+	assert_int_equal(count(MAVLINK_MSG_ID_HEARTBEAT), 2);
+	struct mavlink_heartbeat hb;
+	mavlink_heartbeat_unpack(last(MAVLINK_MSG_ID_HEARTBEAT)->payload, 9, &hb);
+	assert_int_equal(hb.type, 1);
+	assert_int_equal(hb.autopilot, 3);
+	assert_int_equal(hb.custom_mode, 10);
+	assert_int_equal(hb.mavlink_version, 3);
+}
+
+static void test_gcs_param_list_sends_every_parameter_once_in_order(void **state)
+{
+	struct mavlink_param_request_list req = { .target_system = 1, .target_component = 1 };
+	uint8_t p[255];
+	mavlink_param_request_list_pack(&req, p);
+	gcs_handle(&g, 2, from_gcs(MAVLINK_MSG_ID_PARAM_REQUEST_LIST, p), 0);
+	for (int t = 0; t < 1000; t++)
+		gcs_tick(&g, 1 + (uint64_t)t * 20000);
+	unsigned int next = 0;
+	for (unsigned int i = 0; i < n_sent; i++) {
+		if (sent[i].msgid != MAVLINK_MSG_ID_PARAM_VALUE)
+			continue;
+		struct mavlink_param_value v;
+		mavlink_param_value_unpack(sent[i].payload, 25, &v);
+		assert_int_equal(sent[i].link, 2);
+		assert_int_equal(v.param_index, next);
+		assert_int_equal(v.param_count, param_count);
+		assert_memory_equal(v.param_id, param_defs[next].name, strlen(param_defs[next].name));
+		next++;
+	}
+	assert_int_equal(next, param_count);
+}
+
+static void test_gcs_param_read_by_name_and_by_index(void **state)
+{
+	struct mavlink_param_request_read r = { .target_system = 1, .target_component = 1,
+						.param_index = -1 };
+	memcpy(r.param_id, "SYSID_MYGCS", 11);
+	uint8_t p[255];
+	mavlink_param_request_read_pack(&r, p);
+	gcs_handle(&g, 0, from_gcs(MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
+	struct mavlink_param_value v;
+	mavlink_param_value_unpack(last(MAVLINK_MSG_ID_PARAM_VALUE)->payload, 25, &v);
+	assert_true(v.param_value == 255.0f);
+	assert_int_equal(v.param_type, PARAM_INT16);
+
+	r.param_index = 0;
+	mavlink_param_request_read_pack(&r, p);
+	gcs_handle(&g, 0, from_gcs(MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
+	mavlink_param_value_unpack(last(MAVLINK_MSG_ID_PARAM_VALUE)->payload, 25, &v);
+	assert_int_equal(v.param_index, 0);
+
+	/* Unknown name, index past the end, another system: nothing sent, counted. */
+	unsigned int before = n_sent;
+	r.param_index = -1;
+	memcpy(r.param_id, "NOPE_NOT_HERE\0\0\0", 16);
+	mavlink_param_request_read_pack(&r, p);
+	gcs_handle(&g, 0, from_gcs(MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
+	r.param_index = 30000;
+	mavlink_param_request_read_pack(&r, p);
+	gcs_handle(&g, 0, from_gcs(MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
+	r.target_system = 9;
+	mavlink_param_request_read_pack(&r, p);
+	gcs_handle(&g, 0, from_gcs(MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
+	assert_int_equal(n_sent, before);
+	assert_int_equal(g.stats.param_unknown, 2);
+	assert_int_equal(g.stats.not_for_us, 1);
+}
+
+static void test_gcs_param_set_answers_with_the_value_in_force(void **state)
+{
+	struct mavlink_param_set s = { .target_system = 1, .target_component = 1,
+				       .param_value = 4, .param_type = PARAM_INT16 };
+	/* A full 16-character name has no NUL. */
+	memcpy(s.param_id, "SR0_EXTRA1", 10);
+	uint8_t p[255];
+	mavlink_param_set_pack(&s, p);
+	gcs_handle(&g, 1, from_gcs(MAVLINK_MSG_ID_PARAM_SET, p), 0);
+	assert_true(param_get_by_name("SR0_EXTRA1") == 4.0f);
+	const struct sent *out = last(MAVLINK_MSG_ID_PARAM_VALUE);
+	assert_int_equal(out->link, GCS_LINK_ALL);
+	struct mavlink_param_value v;
+	mavlink_param_value_unpack(out->payload, 25, &v);
+	assert_true(v.param_value == 4.0f);
+
+	/* Out of range: refused with a STATUSTEXT, and the old value echoed. */
+	s.param_value = 99;
+	mavlink_param_set_pack(&s, p);
+	gcs_handle(&g, 1, from_gcs(MAVLINK_MSG_ID_PARAM_SET, p), 0);
+	assert_true(param_get_by_name("SR0_EXTRA1") == 4.0f);
+	mavlink_param_value_unpack(last(MAVLINK_MSG_ID_PARAM_VALUE)->payload, 25, &v);
+	assert_true(v.param_value == 4.0f);
+	struct mavlink_statustext t;
+	mavlink_statustext_unpack(last(MAVLINK_MSG_ID_STATUSTEXT)->payload, 54, &t);
+	assert_int_equal(t.severity, GCS_SEV_WARNING);
+	assert_memory_equal(t.text, "SR0_EXTRA1: 99 outside 0..50", 28);
+	assert_int_equal(g.stats.param_refused, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_gcs_heartbeat_once_a_second, setup),
+		cmocka_unit_test_setup(test_gcs_param_list_sends_every_parameter_once_in_order, setup),
+		cmocka_unit_test_setup(test_gcs_param_read_by_name_and_by_index, setup),
+		cmocka_unit_test_setup(test_gcs_param_set_answers_with_the_value_in_force, setup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
