@@ -139,7 +139,8 @@ static int set_section(struct parser *p, char *line)
 		if (!p->thread)
 			return fail(p, "unknown thread '%s' (timer, main, rcin, uart, tone, io)",
 				    name + 7);
-	} else if (strcmp(name, "daemon") && strcmp(name, "sched") && strcmp(name, "devices")) {
+	} else if (strcmp(name, "daemon") && strcmp(name, "sched") && strcmp(name, "devices") &&
+		   strcmp(name, "mavlink")) {
 		return fail(p, "unknown section [%s]", name);
 	}
 	snprintf(p->section, sizeof(p->section), "%s", name);
@@ -170,6 +171,29 @@ static int set_device(struct parser *p, const char *key, const char *value)
 	return 0;
 }
 
+static int set_link(struct parser *p, const char *key, const char *value)
+{
+	if (strncmp(key, "link", 4) != 0 || key[4] < '0' || key[4] >= '0' + LINKS_MAX || key[5])
+		return fail(p, "unknown key '%s' in [mavlink] (link0 .. link%d)", key, LINKS_MAX - 1);
+	int i = key[4] - '0';
+	if (link_spec_parse(value, &p->cfg->links[i]))
+		return fail(p, "%s: '%s' is not udp-server:HOST:PORT, udp-client:HOST:PORT or "
+			    "serial:PATH:BAUD[:rtscts]", key, value);
+	p->cfg->link_set[i] = true;
+	return 0;
+}
+
+unsigned int config_links(const struct config *cfg, struct link_spec specs[LINKS_MAX])
+{
+	unsigned int n = 0;
+	for (int i = 0; i < LINKS_MAX; i++)
+		if (cfg->link_set[i])
+			specs[n++] = cfg->links[i];
+	if (n == 0 && link_spec_parse("udp-server:0.0.0.0:14550", &specs[0]) == 0)
+		n = 1;
+	return n;
+}
+
 static int set_key(struct parser *p, const char *key, const char *value)
 {
 	if (p->section[0] == '\0')
@@ -186,6 +210,8 @@ static int set_key(struct parser *p, const char *key, const char *value)
 
 	if (strcmp(p->section, "devices") == 0)
 		return set_device(p, key, value);
+	if (strcmp(p->section, "mavlink") == 0)
+		return set_link(p, key, value);
 
 	const char *section = p->thread ? "thread" : p->section;
 	const struct key_def *k = NULL;

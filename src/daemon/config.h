@@ -9,6 +9,9 @@
  *   [thread.NAME] rate_hz, priority, cpu      (NAME: timer main rcin uart tone io)
  *   [devices]     DEVICE = path               (overrides the board's wiring; "none"
  *                                              leaves an optional device closed)
+ *   [mavlink]     link0 .. link7 = udp-server:HOST:PORT | udp-client:HOST:PORT |
+ *                                  serial:PATH:BAUD[:rtscts]
+ *                 (no link set: one udp-server:0.0.0.0:14550)
  */
 #ifndef FULMAR_DAEMON_CONFIG_H
 #define FULMAR_DAEMON_CONFIG_H
@@ -16,6 +19,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "daemon/links.h"
 #include "daemon/scheduler.h"
 #include "fulmar/board.h"
 #include "util/log.h"
@@ -36,7 +40,12 @@ struct config {
 	struct sched_cfg sched;
 	struct config_override overrides[CONFIG_MAX_OVERRIDES];
 	unsigned int n_overrides;
+	struct link_spec links[LINKS_MAX];
+	bool link_set[LINKS_MAX];
 };
+
+/* The configured links in order (or the default one) into specs; returns how many. */
+unsigned int config_links(const struct config *cfg, struct link_spec specs[LINKS_MAX]);
 
 /* Defaults for the board: its main-loop rate, /var/lib/fulmar, /var/log/fulmar. */
 void config_defaults(struct config *cfg, const struct board *board);

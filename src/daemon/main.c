@@ -22,6 +22,7 @@
 #include "daemon/devices.h"
 #include "daemon/notify.h"
 #include "daemon/scheduler.h"
+#include "daemon/services.h"
 #include "fulmar/board.h"
 #include "util/log.h"
 
@@ -40,6 +41,7 @@ static void usage(FILE *f)
 		"Usage: fulmard [OPTION]...\n"
 		"Flies a fixed-wing aircraft from a Linux flight board.\n\n"
 		"  -c, --config FILE   read settings from FILE (default: built-in defaults)\n"
+		"      --load-params FILE  set parameters from a NAME,VALUE file and save them\n"
 		"      --board-info    print the board this fulmard is built for and exit\n"
 		"  -v, --verbose       debug messages\n"
 		"  -V, --version       print the version and exit\n"
@@ -104,6 +106,11 @@ static int run(void)
 		log_err("scheduler configuration rejected: %s", strerror(-rc));
 		return EX_CONFIG;
 	}
+	rc = services_add_tasks(&sched);
+	if (rc) {
+		log_err("cannot register the flight tasks: %s", strerror(-rc));
+		return EX_SOFTWARE;
+	}
 	rc = sched_start(&sched);
 	if (rc)
 		return EX_OSERR;
@@ -159,16 +166,17 @@ static int run(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_BOARD_INFO = 256 };
+	enum { OPT_BOARD_INFO = 256, OPT_LOAD_PARAMS };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "board-info", no_argument, NULL, OPT_BOARD_INFO },
+		{ "load-params", required_argument, NULL, OPT_LOAD_PARAMS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *config_path = NULL;
+	const char *config_path = NULL, *load_params = NULL;
 	bool verbose = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "c:vVh", opts, NULL)) != -1) {
@@ -185,6 +193,9 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case OPT_LOAD_PARAMS:
+			load_params = optarg;
+			break;
 		case OPT_BOARD_INFO:
 			board_info(board_get());
 			return 0;
@@ -224,7 +235,20 @@ int main(int argc, char **argv)
 		log_err("%s", err);
 		return rc == -EINVAL ? EX_CONFIG : EX_IOERR;
 	}
+	rc = services_params(&cfg, load_params, err, sizeof(err));
+	if (rc) {
+		log_err("%s", err);
+		devices_close(&devs);
+		return rc == -EINVAL ? EX_CONFIG : EX_NOINPUT;
+	}
+	rc = services_links(&cfg, err, sizeof(err));
+	if (rc) {
+		log_err("%s", err);
+		devices_close(&devs);
+		return EX_IOERR;
+	}
 	int status = run();
+	services_close();
 	devices_close(&devs);
 	if (status == 0)
 		log_info("stopped cleanly");

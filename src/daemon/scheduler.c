@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -281,14 +282,39 @@ static int create_thread(struct sched *s, struct sched_thread *t, bool fifo)
 	return 0;
 }
 
+/*
+ * Whether locking all memory can work: without CAP_IPC_LOCK a finite
+ * RLIMIT_MEMLOCK would let mlockall(MCL_FUTURE) succeed now and make every
+ * later mapping past the limit fail, thread stacks first.
+ */
+static bool can_lock_all(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY)
+		return true;
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	char line[256];
+	unsigned long long caps = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps & (1ull << 14);  /* CAP_IPC_LOCK */
+}
+
 int sched_start(struct sched *s)
 {
 	if (s->cfg.lock_memory) {
-		if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
+		if (!can_lock_all())
+			log_warn("memory not locked (needs CAP_IPC_LOCK or LimitMEMLOCK=infinity): "
+				 "page faults may delay the loops");
+		else if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
 			s->memory_locked = true;
 		else
-			log_warn("cannot lock memory (%s): page faults may delay the loops; "
-				 "needs CAP_IPC_LOCK or LimitMEMLOCK=infinity", strerror(errno));
+			log_warn("cannot lock memory (%s): page faults may delay the loops",
+				 strerror(errno));
 	}
 	int rc;
 	s->fifo = s->cfg.realtime;

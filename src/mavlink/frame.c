@@ -90,7 +90,6 @@ static void fill(const struct mavlink_parser *p, size_t total, struct mavlink_fr
 		f->compid = b[6];
 		f->msgid = (uint32_t)b[7] | (uint32_t)b[8] << 8 | (uint32_t)b[9] << 16;
 		f->is_signed = b[2] & MAVLINK_IFLAG_SIGNED;
-		f->payload = f->raw + MAVLINK_V2_HEADER_LEN;
 	} else {
 		f->version = 1;
 		f->incompat_flags = 0;
@@ -100,7 +99,6 @@ static void fill(const struct mavlink_parser *p, size_t total, struct mavlink_fr
 		f->compid = b[4];
 		f->msgid = b[5];
 		f->is_signed = false;
-		f->payload = f->raw + MAVLINK_V1_HEADER_LEN;
 	}
 }
 

@@ -28,7 +28,6 @@ struct mavlink_frame {
 	uint8_t compid;
 	uint32_t msgid;
 	uint8_t len;              /* payload bytes on the wire (v2 may be truncated) */
-	const uint8_t *payload;   /* into raw */
 	bool is_signed;
 	/* The frame as received, STX to the end of the signature: to verify and to forward. */
 	uint8_t raw[MAVLINK_MAX_FRAME_LEN];
@@ -50,6 +49,12 @@ struct mavlink_parser {
 	size_t n;
 	struct mavlink_parse_stats stats;
 };
+
+/* The payload inside raw (a frame is plain data: it may be copied through a ring). */
+static inline const uint8_t *mavlink_payload(const struct mavlink_frame *f)
+{
+	return f->raw + (f->version == 2 ? MAVLINK_V2_HEADER_LEN : MAVLINK_V1_HEADER_LEN);
+}
 
 void mavlink_parser_init(struct mavlink_parser *p);
 

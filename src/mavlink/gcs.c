@@ -70,7 +70,7 @@ static void param_name(const char id[16], char out[PARAM_NAME_LEN + 1])
 static void param_request_read(struct gcs *g, int link, const struct mavlink_frame *f)
 {
 	struct mavlink_param_request_read m;
-	mavlink_param_request_read_unpack(f->payload, f->len, &m);
+	mavlink_param_request_read_unpack(mavlink_payload(f), f->len, &m);
 	if (!for_us(g, m.target_system, m.target_component)) {
 		g->stats.not_for_us++;
 		return;
@@ -93,7 +93,7 @@ static void param_request_read(struct gcs *g, int link, const struct mavlink_fra
 static void param_set_msg(struct gcs *g, int link, const struct mavlink_frame *f)
 {
 	struct mavlink_param_set m;
-	mavlink_param_set_unpack(f->payload, f->len, &m);
+	mavlink_param_set_unpack(mavlink_payload(f), f->len, &m);
 	if (!for_us(g, m.target_system, m.target_component)) {
 		g->stats.not_for_us++;
 		return;
@@ -124,7 +124,7 @@ static void param_set_msg(struct gcs *g, int link, const struct mavlink_frame *f
 static void param_request_list(struct gcs *g, int link, const struct mavlink_frame *f)
 {
 	struct mavlink_param_request_list m;
-	mavlink_param_request_list_unpack(f->payload, f->len, &m);
+	mavlink_param_request_list_unpack(mavlink_payload(f), f->len, &m);
 	if (!for_us(g, m.target_system, m.target_component)) {
 		g->stats.not_for_us++;
 		return;

@@ -33,7 +33,7 @@ static int target(const struct mavlink_frame *f, int ofs)
 {
 	if (ofs < 0)
 		return -1;
-	return ofs < f->len ? f->payload[ofs] : 0;
+	return ofs < f->len ? mavlink_payload(f)[ofs] : 0;
 }
 
 uint32_t router_route(struct router *r, const struct mavlink_frame *f, unsigned int link,

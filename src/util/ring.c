@@ -48,10 +48,8 @@ size_t ring_write(struct ring *r, const void *elems, size_t n)
 		copy_in(r, head, elems, k);
 		atomic_store_explicit(&r->head, head + (uint32_t)k, memory_order_release);
 	}
-	if (k < n) {
-		uint64_t d = atomic_load_explicit(&r->dropped, memory_order_relaxed);
-		atomic_store_explicit(&r->dropped, d + (n - k), memory_order_relaxed);
-	}
+	if (k < n)
+		ring_count_dropped(r, n - k);
 	return k;
 }
 
@@ -66,6 +64,17 @@ size_t ring_read(struct ring *r, void *elems, size_t n)
 		atomic_store_explicit(&r->tail, tail + (uint32_t)k, memory_order_release);
 	}
 	return k;
+}
+
+size_t ring_free(const struct ring *r)
+{
+	return (size_t)r->mask + 1 - ring_used(r);
+}
+
+void ring_count_dropped(struct ring *r, size_t n)
+{
+	uint64_t d = atomic_load_explicit(&r->dropped, memory_order_relaxed);
+	atomic_store_explicit(&r->dropped, d + n, memory_order_relaxed);
 }
 
 size_t ring_used(const struct ring *r)

@@ -34,6 +34,13 @@ void ring_init(struct ring *r, void *storage, uint32_t count, uint32_t elem_size
 size_t ring_write(struct ring *r, const void *elems, size_t n);
 /* Consumer: copies up to n elements out, oldest first; returns how many. */
 size_t ring_read(struct ring *r, void *elems, size_t n);
+/*
+ * Producer: room for this many elements now (it only grows until the producer
+ * writes), for records that must go whole or not at all.
+ */
+size_t ring_free(const struct ring *r);
+/* Producer: counts n elements as dropped without offering them (a record that did not fit). */
+void ring_count_dropped(struct ring *r, size_t n);
 /* Either side: elements waiting (a snapshot). */
 size_t ring_used(const struct ring *r);
 /* Either side: how many elements the producer has had to drop since init. */

@@ -21,7 +21,7 @@ check() { if eval "$1"; then ok "$2"; else bad "$2"; fi; }
 # ASan reserves terabytes of shadow memory: mlockall cannot lock that.
 conf=$tmp/fulmard.conf
 if [ "$sanitized" = true ]; then printf '[sched]\nlock_memory = false\n' >"$conf"; else : >"$conf"; fi
-printf '[thread.timer]\ncpu = 0\n' >>"$conf"
+printf '[thread.timer]\ncpu = 0\n[daemon]\nstate_dir = %s/state\n[mavlink]\nlink0 = udp-server:127.0.0.1:0\n' "$tmp" >>"$conf"
 
 wait_for() {  # wait_for FILE PATTERN: up to 10 s
 	for _ in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
@@ -84,7 +84,7 @@ expect 66 "nonexistent.conf: No such file or directory" "missing file gives 66" 
 printf '[devices]\ntelem = %s/no-such-tty\n' "$tmp" >"$tmp/dev.conf"
 expect 74 "telem (telemetry radio (USB serial)): $tmp/no-such-tty: No such file or directory" \
 	"unreadable device names the device and gives 74" -- --config "$tmp/dev.conf"
-printf '[thread.io]\ncpu = 1023\n' >"$tmp/cpu.conf"
+{ cat "$conf"; printf '[thread.io]\ncpu = 1023\n'; } >"$tmp/cpu.conf"
 expect 71 "cannot start thread io on CPU 1023" "a CPU the machine lacks gives 71" -- --config "$tmp/cpu.conf"
 expect 64 "Usage:" "unknown option gives 64" -- --no-such-option
 expect 64 "unexpected argument" "stray argument gives 64" -- stray

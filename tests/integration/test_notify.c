@@ -4,7 +4,7 @@
  * period in its environment, as systemd gives a Type=notify service. It must
  * say READY=1 once its threads run, WATCHDOG=1 at least every half period
  * while they loop, and STOPPING=1 on SIGTERM, then exit 0.
- *   test_notify FULMARD CONFIG
+ *   test_notify FULMARD LOCK_MEMORY(true|false)
  */
 #include <errno.h>
 #include <poll.h>
@@ -52,12 +52,21 @@ static int next_msg(int fd, char *buf, size_t len, int timeout_ms)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: test_notify FULMARD CONFIG\n");
+		fprintf(stderr, "usage: test_notify FULMARD LOCK_MEMORY\n");
 		return 2;
 	}
 	char dir[] = "/tmp/fulmar-notify-XXXXXX";
 	if (!mkdtemp(dir))
 		return 2;
+	char conf[64];
+	snprintf(conf, sizeof(conf), "%s/fulmard.conf", dir);
+	FILE *cf = fopen(conf, "w");
+	if (!cf)
+		return 2;
+	/* Its own state directory and port: nothing of the machine's is touched. */
+	fprintf(cf, "[daemon]\nstate_dir = %s/state\n[sched]\nlock_memory = %s\n"
+		"[mavlink]\nlink0 = udp-server:127.0.0.1:0\n", dir, argv[2]);
+	fclose(cf);
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/notify", dir);
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -74,7 +83,7 @@ int main(int argc, char **argv)
 		setenv("NOTIFY_SOCKET", sa.sun_path, 1);
 		setenv("WATCHDOG_PID", pidbuf, 1);
 		setenv("WATCHDOG_USEC", usec, 1);
-		execl(argv[1], argv[1], "--config", argv[2], (char *)NULL);
+		execl(argv[1], argv[1], "--config", conf, (char *)NULL);
 		_exit(127);
 	}
 
@@ -116,6 +125,10 @@ int main(int argc, char **argv)
 	check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit status 0");
 
 	unlink(sa.sun_path);
+	unlink(conf);
+	char state[64];
+	snprintf(state, sizeof(state), "%s/state", dir);
+	rmdir(state);
 	rmdir(dir);
 	printf("%d passed, %d failed\n", 5 - failures, failures);
 	return failures ? 1 : 0;

@@ -82,7 +82,7 @@ static int decode(const char *keyhex)
 			printf("%u %u %u %u %s ", frame.msgid, frame.seq, frame.sysid, frame.compid,
 			       verdicts[mavlink_signing_check(&signing, &frame, 0)]);
 			for (size_t k = 0; k < frame.len; k++)
-				printf("%02x", frame.payload[k]);
+				printf("%02x", mavlink_payload(&frame)[k]);
 			printf("\n");
 		} while (got || off < (size_t)n);
 	}

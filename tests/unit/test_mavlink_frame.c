@@ -96,7 +96,7 @@ static void test_mavlink_v2_truncates_trailing_zeros_and_unpack_zero_fills(void 
 	assert_int_equal(feed(out, n), 1);
 	struct mavlink_command_ack back;
 	memset(&back, 0xAA, sizeof(back));
-	mavlink_command_ack_unpack(frame.payload, frame.len, &back);
+	mavlink_command_ack_unpack(mavlink_payload(&frame), frame.len, &back);
 	assert_int_equal(back.command, 400);
 	assert_int_equal(back.result, 0);
 	assert_int_equal(back.progress, 0);
@@ -121,7 +121,7 @@ static void test_mavlink_v1_sends_the_base_fields_only(void **state)
 	assert_int_equal(frame.version, 1);
 	assert_int_equal(frame.seq, 3);
 	struct mavlink_command_ack back;
-	mavlink_command_ack_unpack(frame.payload, frame.len, &back);
+	mavlink_command_ack_unpack(mavlink_payload(&frame), frame.len, &back);
 	assert_int_equal(back.result, 4);
 	assert_int_equal(back.progress, 0);  /* an extension: not in MAVLink 1 */
 	/* Ids above 255 have no MAVLink 1 form. */
@@ -144,7 +144,7 @@ static void test_mavlink_every_message_round_trips_with_every_byte_set(void **st
 		assert_int_equal(frame.msgid, m->id);
 		assert_int_equal(frame.sysid, 42);
 		assert_int_equal(frame.compid, 200);
-		assert_memory_equal(frame.payload, payload, m->max_len);
+		assert_memory_equal(mavlink_payload(&frame), payload, m->max_len);
 	}
 	assert_int_equal(parser.stats.frames, MAVLINK_MSG_COUNT);
 	assert_int_equal(parser.stats.bad_crc + parser.stats.skipped_bytes, 0);

@@ -35,8 +35,10 @@ static void test_ring_full_drops_the_new_elements_and_counts_them(void **state)
 	struct ring r;
 	uint8_t store[4], out[4];
 	ring_init(&r, store, 4, 1);
+	assert_int_equal(ring_free(&r), 4);
 	assert_int_equal(ring_write(&r, "abcdef", 6), 4);
 	assert_int_equal(ring_dropped(&r), 2);
+	assert_int_equal(ring_free(&r), 0);
 	assert_int_equal(ring_write(&r, "g", 1), 0);
 	assert_int_equal(ring_dropped(&r), 3);
 	assert_int_equal(ring_read(&r, out, 4), 4);

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Runs interop.cjs with node-mavlink from the npm registry, installed once into
-# a cache. Exit 77 (skipped, with the reason) without node and npm or when the
-# package cannot be had.
-#   interop.sh INTEROP_TOOL
+# Runs a test script under node with node-mavlink (an independent MAVLink
+# implementation) from the npm registry, installed once into a cache. Exit 77
+# (skipped, with the reason) without node and npm or when the package cannot
+# be had.
+#   node_test.sh SCRIPT.cjs ARGS...
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 version=2.3.0
@@ -17,4 +18,6 @@ if [ ! -f "$cache/node_modules/node-mavlink/package.json" ]; then
 			>"$cache/install.log" 2>&1) ||
 		{ echo "SKIP: npm install node-mavlink@$version failed: $(tail -n 1 "$cache/install.log")"; exit 77; }
 fi
-NODE_PATH=$cache/node_modules exec node "$here/interop.cjs" "$1"
+script=$1
+shift
+NODE_PATH=$cache/node_modules exec node "$here/$script" "$@"

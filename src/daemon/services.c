@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#define LOG_TAG "services"
+#include "daemon/services.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "daemon/links.h"
+#include "fulmar/storage.h"
+#include "mavlink/gcs.h"
+#include "param/param.h"
+#include "util/log.h"
+
+#define MAV_COMP_ID_AUTOPILOT1 1
+#define MAV_TYPE_FIXED_WING 1
+#define MAV_AUTOPILOT_ARDUPILOTMEGA 3
+#define MAV_MODE_FLAG_CUSTOM_MODE_ENABLED 1
+#define MAV_STATE_BOOT 1
+#define PLANE_MODE_INITIALISING 16
+#define GCS_PERIOD_US 20000u            /* the GCS services run at 50 Hz */
+#define PARAM_FILE_MAX (96 * 1024)
+
+static struct services {
+	struct links links;
+	struct gcs gcs;
+	uint64_t gcs_last_us;
+	char param_path[PATH_MAX + 16]; /* empty: no state directory, nothing saved */
+	uint32_t saved_generation;      /* io thread */
+	uint64_t save_errors;           /* io thread */
+} sv;
+
+/* io thread (and the leader before and after): the table into its file. */
+static int save_params(void)
+{
+	static char text[PARAM_FILE_MAX];
+	uint32_t gen = param_generation();
+	long n = param_save_text(text, sizeof(text));
+	if (n < 0)
+		return (int)n;
+	int rc = storage_write_atomic(sv.param_path, text, (size_t)n, 0644);
+	if (rc == 0)
+		sv.saved_generation = gen;
+	return rc;
+}
+
+static int load_file(const char *path, bool missing_ok, char *err, size_t err_len)
+{
+	static char text[PARAM_FILE_MAX + 1];
+	long n = storage_read(path, text, PARAM_FILE_MAX);
+	if (n == -ENOENT && missing_ok)
+		return 0;
+	if (n < 0) {
+		snprintf(err, err_len, "%s: %s", path, strerror((int)-n));
+		return (int)n;
+	}
+	text[n] = '\0';
+	if (memchr(text, '\0', (size_t)n)) {
+		snprintf(err, err_len, "%s: not a text file", path);
+		return -EINVAL;
+	}
+	unsigned int unknown;
+	int rc = param_load_text(text, path, &unknown, err, err_len);
+	if (rc == 0 && unknown)
+		log_warn("%s: %u parameters fulmar does not have were skipped", path, unknown);
+	return rc;
+}
+
+int services_params(const struct config *cfg, const char *load_params, char *err, size_t err_len)
+{
+	memset(&sv, 0, sizeof(sv));
+	param_init();
+	if (mkdir(cfg->state_dir, 0750) == 0 || errno == EEXIST) {
+		snprintf(sv.param_path, sizeof(sv.param_path), "%s/fulmar.param", cfg->state_dir);
+	} else {
+		log_warn("state directory %s: %s: parameters will not be saved", cfg->state_dir,
+			 strerror(errno));
+	}
+	if (sv.param_path[0]) {
+		/* A damaged file of our own is refused whole; the flight goes on with defaults. */
+		char why[512];
+		if (load_file(sv.param_path, true, why, sizeof(why)))
+			log_err("saved parameters not loaded, defaults in force: %s", why);
+	}
+	if (load_params) {
+		int rc = load_file(load_params, false, err, err_len);
+		if (rc)
+			return rc;
+		if (sv.param_path[0] && save_params())
+			log_warn("%s: loaded but not saved", load_params);
+		log_info("parameters loaded from %s", load_params);
+	}
+	sv.saved_generation = param_generation();
+	return 0;
+}
+
+int services_links(const struct config *cfg, char *err, size_t err_len)
+{
+	struct link_spec specs[LINKS_MAX];
+	unsigned int n = config_links(cfg, specs);
+	uint8_t sysid = (uint8_t)param_get_by_name("SYSID_THISMAV");
+	int rc = links_open(&sv.links, specs, n, sysid, MAV_COMP_ID_AUTOPILOT1, err, err_len);
+	if (rc)
+		return rc;
+	for (unsigned int i = 0; i < n; i++) {
+		char what[256];
+		link_spec_format(&specs[i], what, sizeof(what));
+		log_info("MAVLink link %u: %s", i, what);
+	}
+	struct gcs_tx tx = { links_send, &sv.links };
+	gcs_init(&sv.gcs, sysid, MAV_COMP_ID_AUTOPILOT1, &tx);
+	/* Until the plane's modes exist, it says honestly that it is not ready to fly. */
+	sv.gcs.id = (struct gcs_identity){
+		.mav_type = MAV_TYPE_FIXED_WING,
+		.autopilot = MAV_AUTOPILOT_ARDUPILOTMEGA,
+		.base_mode = MAV_MODE_FLAG_CUSTOM_MODE_ENABLED,
+		.custom_mode = PLANE_MODE_INITIALISING,
+		.system_status = MAV_STATE_BOOT,
+	};
+	return 0;
+}
+
+/* main thread, every wake: the GCS services at 50 Hz. */
+static void gcs_task(void *ctx, uint64_t now_us)
+{
+	if (sv.gcs_last_us && now_us - sv.gcs_last_us < GCS_PERIOD_US)
+		return;
+	sv.gcs_last_us = now_us;
+	static struct links_rx rx;  /* main thread only */
+	/* Bounded, so a flood of frames cannot take the loop's time. */
+	for (int i = 0; i < LINKS_RX_FRAMES && links_receive(&sv.links, &rx); i++)
+		gcs_handle(&sv.gcs, rx.link, &rx.frame, now_us);
+	gcs_tick(&sv.gcs, now_us);
+	(void)ctx;
+}
+
+/* io thread: saves the parameters when they changed. */
+static void save_task(void *ctx, uint64_t now_us)
+{
+	if (!sv.param_path[0] || param_generation() == sv.saved_generation)
+		return;
+	int rc = save_params();
+	if (rc) {
+		/* Said once per run of failures, retried on every change. */
+		if (sv.save_errors++ == 0)
+			log_err("saving parameters to %s: %s", sv.param_path, strerror(-rc));
+		sv.saved_generation = param_generation();
+	} else if (sv.save_errors) {
+		log_info("parameters saved again after %llu failures",
+			 (unsigned long long)sv.save_errors);
+		sv.save_errors = 0;
+	}
+	(void)ctx;
+	(void)now_us;
+}
+
+int services_add_tasks(struct sched *s)
+{
+	const struct sched_task tasks[] = {
+		{ "links", SCHED_UART, 0, links_poll, &sv.links },
+		{ "gcs", SCHED_MAIN, 0, gcs_task, NULL },
+		{ "param-save", SCHED_IO, 0, save_task, NULL },
+	};
+	for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
+		int rc = sched_add_task(s, &tasks[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+void services_close(void)
+{
+	if (sv.param_path[0] && param_generation() != sv.saved_generation) {
+		int rc = save_params();
+		if (rc)
+			log_err("saving parameters to %s: %s", sv.param_path, strerror(-rc));
+	}
+	links_close(&sv.links);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * What the daemon runs on its threads besides the board's drivers: the
+ * parameter store and its persistence, the MAVLink links and the
+ * ground-station services. Opened by the leader before the threads start.
+ */
+#ifndef FULMAR_DAEMON_SERVICES_H
+#define FULMAR_DAEMON_SERVICES_H
+
+#include <stddef.h>
+
+#include "daemon/config.h"
+#include "daemon/scheduler.h"
+
+/*
+ * Parameters: defaults, then the saved file in the state directory, then
+ * load_params (a NAME,VALUE file from the command line; NULL for none), which
+ * is saved at once. Returns 0, or -EINVAL (the file is bad) or another -errno
+ * (it cannot be read) with one line in err.
+ */
+int services_params(const struct config *cfg, const char *load_params, char *err, size_t err_len);
+/* Opens the MAVLink links. Returns 0 or -errno with one line naming the link in err. */
+int services_links(const struct config *cfg, char *err, size_t err_len);
+/* Registers the tasks: links on the uart thread, GCS on main, saves on io. */
+int services_add_tasks(struct sched *s);
+/* After the threads have stopped: a last save, then the links close. */
+void services_close(void);
+
+#endif

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A scripted ground station, written with node-mavlink (an independent
+// MAVLink implementation), against a real fulmard over UDP on loopback:
+// heartbeat, full parameter download, a set and read-back, a refused set,
+// and the value surviving a restart.
+//   node gcs_session.cjs FULMARD SANITIZED(true|false)
+'use strict';
+const { spawn } = require('child_process');
+const dgram = require('dgram');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const m = require('node-mavlink');
+
+const [fulmard, sanitized] = process.argv.slice(2);
+const registry = { ...m.minimal.REGISTRY, ...m.standard.REGISTRY, ...m.common.REGISTRY,
+	...m.ardupilotmega.REGISTRY };
+let passed = 0, failed = 0;
+function check(ok, what) {
+	if (ok) { passed++; console.log('ok - ' + what); }
+	else { failed++; console.log('FAIL - ' + what); }
+}
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fulmar-gcs-'));
+let daemon = null, log = '';
+
+async function freePort() {
+	const s = dgram.createSocket('udp4');
+	await new Promise(r => s.bind(0, '127.0.0.1', r));
+	const port = s.address().port;
+	s.close();
+	return port;
+}
+
+async function start(port) {
+	fs.writeFileSync(path.join(dir, 'fulmard.conf'),
+		`[daemon]\nstate_dir = ${dir}/state\n[sched]\nlock_memory = ${sanitized === 'true' ? 'false' : 'true'}\n` +
+		`[mavlink]\nlink0 = udp-server:127.0.0.1:${port}\n`);
+	log = '';
+	daemon = spawn(fulmard, ['--config', path.join(dir, 'fulmard.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
+	daemon.stdout.on('data', d => { log += d; });
+	daemon.stderr.on('data', d => { log += d; });
+	for (let i = 0; i < 100 && !log.includes('running: six threads'); i++) await sleep(50);
+}
+
+async function stop(signal = 'SIGTERM') {
+	const done = new Promise(r => daemon.on('exit', (code, sig) => r({ code, sig })));
+	daemon.kill(signal);
+	const res = await done;
+	daemon = null;
+	return res;
+}
+
+// The ground station's socket: every packet fulmard sends lands in `got`.
+class Gcs {
+	constructor(port) {
+		this.port = port;
+		this.sock = dgram.createSocket('udp4');
+		this.proto = new m.MavLinkProtocolV2(255, 190);
+		this.seq = 0;
+		this.got = [];
+		this.splitter = new m.MavLinkPacketSplitter({}, { onCrcError: () => {} });
+		const parser = new m.MavLinkPacketParser();
+		this.splitter.pipe(parser);
+		parser.on('data', p => {
+			const clazz = registry[p.header.msgid];
+			if (clazz) this.got.push({ id: p.header.msgid, sysid: p.header.sysid, data: p.protocol.data(p.payload, clazz) });
+		});
+		this.sock.on('message', msg => this.splitter.write(msg));
+	}
+	async open() { await new Promise(r => this.sock.bind(0, '127.0.0.1', r)); }
+	send(msg) {
+		const buf = this.proto.serialize(msg, this.seq++ & 255);
+		return new Promise(r => this.sock.send(buf, this.port, '127.0.0.1', r));
+	}
+	async waitFor(pred, ms) {
+		for (let t = 0; t < ms; t += 20) {
+			const i = this.got.findIndex(pred);
+			if (i >= 0) return this.got.splice(i, 1)[0];
+			await sleep(20);
+		}
+		return null;
+	}
+	close() { this.sock.close(); }
+}
+
+function heartbeat() {
+	const hb = new m.minimal.Heartbeat();
+	hb.type = 6; hb.autopilot = 8; hb.baseMode = 0; hb.customMode = 0; hb.systemStatus = 4; hb.mavlinkVersion = 3;
+	return hb;
+}
+
+function paramName(d) { return String(d.paramId).replace(/\0.*$/, ''); }
+
+async function session1(port) {
+	const g = new Gcs(port);
+	await g.open();
+	await g.send(heartbeat());  // a UDP server answers whoever talks to it
+	const t0 = Date.now();
+	const hb = await g.waitFor(p => p.id === 0, 3000);
+	check(hb !== null, 'fulmard sends HEARTBEAT once we have talked to it');
+	if (hb) {
+		check(hb.data.type === 1 && hb.data.autopilot === 3, 'as a fixed-wing ArduPilot (MAV_TYPE 1, MAV_AUTOPILOT 3)');
+		check(hb.data.customMode === 16, 'in ArduPlane mode 16 (INITIALISING) until it can fly');
+		check(hb.sysid === 1, 'from system SYSID_THISMAV = 1');
+	}
+	const hb2 = await g.waitFor(p => p.id === 0, 2500);
+	check(hb2 !== null && Date.now() - t0 < 2600, 'and again a second later');
+
+	// Full parameter download.
+	const req = new m.common.ParamRequestList();
+	req.targetSystem = 1; req.targetComponent = 1;
+	await g.send(req);
+	const params = new Map();
+	let count = -1;
+	for (let t = 0; t < 5000 && (count < 0 || params.size < count); t += 20) {
+		let p;
+		while ((p = g.got.findIndex(x => x.id === 22)) >= 0) {
+			const v = g.got.splice(p, 1)[0].data;
+			count = v.paramCount;
+			params.set(v.paramIndex, { name: paramName(v), value: v.paramValue });
+		}
+		await sleep(20);
+	}
+	check(count > 0 && params.size === count, `full parameter download: ${params.size} of ${count}`);
+	const names = [...params.values()].map(p => p.name);
+	check(names.includes('SYSID_THISMAV') && names.includes('SR0_EXTRA1'), 'with ArduPlane names');
+
+	// Set and read back.
+	const set = new m.common.ParamSet();
+	set.targetSystem = 1; set.targetComponent = 1; set.paramId = 'SR0_EXTRA1'; set.paramValue = 7; set.paramType = 4;
+	await g.send(set);
+	const echo = await g.waitFor(p => p.id === 22 && paramName(p.data) === 'SR0_EXTRA1', 2000);
+	check(echo && echo.data.paramValue === 7, 'PARAM_SET answered with the new value');
+	const read = new m.common.ParamRequestRead();
+	read.targetSystem = 1; read.targetComponent = 1; read.paramId = 'SR0_EXTRA1'; read.paramIndex = -1;
+	await g.send(read);
+	const back = await g.waitFor(p => p.id === 22 && paramName(p.data) === 'SR0_EXTRA1', 2000);
+	check(back && back.data.paramValue === 7, 'and PARAM_REQUEST_READ reads it back');
+
+	// Out of range: refused with a reason, the old value echoed.
+	set.paramValue = 500;
+	await g.send(set);
+	const refused = await g.waitFor(p => p.id === 22 && paramName(p.data) === 'SR0_EXTRA1', 2000);
+	const text = await g.waitFor(p => p.id === 253, 2000);
+	check(refused && refused.data.paramValue === 7, 'an out-of-range PARAM_SET keeps the old value');
+	check(text && /SR0_EXTRA1/.test(text.data.text), `and says why: "${text && String(text.data.text).replace(/\0.*$/, '')}"`);
+	g.close();
+}
+
+async function session2(port) {
+	const g = new Gcs(port);
+	await g.open();
+	await g.send(heartbeat());
+	const read = new m.common.ParamRequestRead();
+	read.targetSystem = 1; read.targetComponent = 1; read.paramId = 'SR0_EXTRA1'; read.paramIndex = -1;
+	await g.send(read);
+	const back = await g.waitFor(p => p.id === 22 && paramName(p.data) === 'SR0_EXTRA1', 3000);
+	check(back && back.data.paramValue === 7, 'the parameter survives a restart');
+	g.close();
+}
+
+(async () => {
+	const port = await freePort();
+	await start(port);
+	check(daemon !== null && log.includes('running: six threads'), 'fulmard starts with a UDP link');
+	await session1(port);
+	await sleep(200);  // the io thread saves within a loop or two
+	const r = await stop();
+	check(r.code === 0, 'fulmard stops cleanly');
+	await start(port);
+	await session2(port);
+	await stop();
+	console.log(`${passed} passed, ${failed} failed`);
+	if (failed) console.log(log);
+	fs.rmSync(dir, { recursive: true, force: true });
+	process.exit(failed ? 1 : 0);
+})().catch(e => { console.log('FAIL - ' + e.stack); if (daemon) daemon.kill('SIGKILL'); process.exit(1); });
