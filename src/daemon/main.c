@@ -42,6 +42,7 @@ static void usage(FILE *f)
 		"Flies a fixed-wing aircraft from a Linux flight board.\n\n"
 		"  -c, --config FILE   read settings from FILE (default: built-in defaults)\n"
 		"      --load-params FILE  set parameters from a NAME,VALUE file and save them\n"
+		"      --load-mission FILE replace the mission with a QGC WPL 110 file and save it\n"
 		"      --board-info    print the board this fulmard is built for and exit\n"
 		"  -v, --verbose       debug messages\n"
 		"  -V, --version       print the version and exit\n"
@@ -166,17 +167,18 @@ static int run(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_BOARD_INFO = 256, OPT_LOAD_PARAMS };
+	enum { OPT_BOARD_INFO = 256, OPT_LOAD_PARAMS, OPT_LOAD_MISSION };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "board-info", no_argument, NULL, OPT_BOARD_INFO },
 		{ "load-params", required_argument, NULL, OPT_LOAD_PARAMS },
+		{ "load-mission", required_argument, NULL, OPT_LOAD_MISSION },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *config_path = NULL, *load_params = NULL;
+	const char *config_path = NULL, *load_params = NULL, *load_mission = NULL;
 	bool verbose = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "c:vVh", opts, NULL)) != -1) {
@@ -195,6 +197,9 @@ int main(int argc, char **argv)
 			return 0;
 		case OPT_LOAD_PARAMS:
 			load_params = optarg;
+			break;
+		case OPT_LOAD_MISSION:
+			load_mission = optarg;
 			break;
 		case OPT_BOARD_INFO:
 			board_info(board_get());
@@ -236,6 +241,12 @@ int main(int argc, char **argv)
 		return rc == -EINVAL ? EX_CONFIG : EX_IOERR;
 	}
 	rc = services_params(&cfg, load_params, err, sizeof(err));
+	if (rc) {
+		log_err("%s", err);
+		devices_close(&devs);
+		return rc == -EINVAL ? EX_CONFIG : EX_NOINPUT;
+	}
+	rc = services_mission(&cfg, load_mission, err, sizeof(err));
 	if (rc) {
 		log_err("%s", err);
 		devices_close(&devs);

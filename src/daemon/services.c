@@ -3,6 +3,7 @@
 #include "daemon/services.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "daemon/links.h"
 #include "fulmar/storage.h"
 #include "mavlink/gcs.h"
+#include "mission/mission.h"
 #include "param/param.h"
 #include "util/log.h"
 
@@ -22,6 +24,14 @@
 #define PLANE_MODE_INITIALISING 16
 #define GCS_PERIOD_US 20000u            /* the GCS services run at 50 Hz */
 #define PARAM_FILE_MAX (96 * 1024)
+#define MISSION_FILE_MAX (MISSION_MAX_ITEMS * 160 + 64)
+
+/* Mission hand-over from main to io: main copies when idle, io saves. */
+enum save_state {
+	SAVE_IDLE = 1,
+	SAVE_PENDING,    /* main wrote the copy */
+	SAVE_BUSY,       /* io is writing it */
+};
 
 static struct services {
 	struct links links;
@@ -30,6 +40,12 @@ static struct services {
 	char param_path[PATH_MAX + 16]; /* empty: no state directory, nothing saved */
 	uint32_t saved_generation;      /* io thread */
 	uint64_t save_errors;           /* io thread */
+	char mission_path[PATH_MAX + 32];
+	struct mission mission;         /* the live mission: main thread */
+	uint32_t mission_handed;        /* main: the generation last handed to io */
+	struct mission mission_copy;    /* written by main while idle, read by io while busy */
+	_Atomic int mission_save;       /* enum save_state */
+	uint64_t mission_save_errors;   /* io thread */
 } sv;
 
 /* io thread (and the leader before and after): the table into its file. */
@@ -96,6 +112,60 @@ int services_params(const struct config *cfg, const char *load_params, char *err
 	return 0;
 }
 
+static int save_mission(const struct mission *m)
+{
+	static char text[MISSION_FILE_MAX];
+	long n = mission_save_wpl(m, text, sizeof(text));
+	if (n < 0)
+		return (int)n;
+	return storage_write_atomic(sv.mission_path, text, (size_t)n, 0644);
+}
+
+static int load_mission_file(const char *path, bool missing_ok, char *err, size_t err_len)
+{
+	static char text[MISSION_FILE_MAX + 1];
+	long n = storage_read(path, text, MISSION_FILE_MAX);
+	if (n == -ENOENT && missing_ok)
+		return 0;
+	if (n < 0) {
+		snprintf(err, err_len, "%s: %s", path,
+			 n == -EFBIG ? "larger than a mission can be" : strerror((int)-n));
+		return (int)n;
+	}
+	text[n] = '\0';
+	if (memchr(text, '\0', (size_t)n)) {
+		snprintf(err, err_len, "%s: not a text file", path);
+		return -EINVAL;
+	}
+	int rc = mission_load_wpl(&sv.mission, text, path, err, err_len);
+	return rc == -ENOSPC ? -EINVAL : rc;
+}
+
+int services_mission(const struct config *cfg, const char *load_mission, char *err,
+		     size_t err_len)
+{
+	mission_clear(&sv.mission);
+	atomic_init(&sv.mission_save, SAVE_IDLE);
+	if (sv.param_path[0]) {
+		snprintf(sv.mission_path, sizeof(sv.mission_path), "%s/fulmar.waypoints",
+			 cfg->state_dir);
+		char why[512];
+		if (load_mission_file(sv.mission_path, true, why, sizeof(why))) {
+			log_err("saved mission not loaded, the mission is empty: %s", why);
+			mission_clear(&sv.mission);
+		}
+	}
+	if (load_mission) {
+		int rc = load_mission_file(load_mission, false, err, err_len);
+		if (rc)
+			return rc;
+		if (sv.mission_path[0] && save_mission(&sv.mission))
+			log_warn("%s: loaded but not saved", load_mission);
+		log_info("mission of %u items loaded from %s", sv.mission.count, load_mission);
+	}
+	return 0;
+}
+
 int services_links(const struct config *cfg, char *err, size_t err_len)
 {
 	struct link_spec specs[LINKS_MAX];
@@ -110,7 +180,7 @@ int services_links(const struct config *cfg, char *err, size_t err_len)
 		log_info("MAVLink link %u: %s", i, what);
 	}
 	struct gcs_tx tx = { links_send, &sv.links };
-	gcs_init(&sv.gcs, sysid, MAV_COMP_ID_AUTOPILOT1, &tx);
+	gcs_init(&sv.gcs, sysid, MAV_COMP_ID_AUTOPILOT1, &tx, &sv.mission);
 	/* Until the plane's modes exist, it says honestly that it is not ready to fly. */
 	sv.gcs.id = (struct gcs_identity){
 		.mav_type = MAV_TYPE_FIXED_WING,
@@ -133,12 +203,35 @@ static void gcs_task(void *ctx, uint64_t now_us)
 	for (int i = 0; i < LINKS_RX_FRAMES && links_receive(&sv.links, &rx); i++)
 		gcs_handle(&sv.gcs, rx.link, &rx.frame, now_us);
 	gcs_tick(&sv.gcs, now_us);
+
+	/* A changed mission goes to the io thread when it is free: copying is all main does. */
+	if (sv.mission_path[0] && sv.gcs.mission_generation != sv.mission_handed &&
+	    atomic_load_explicit(&sv.mission_save, memory_order_acquire) == SAVE_IDLE) {
+		sv.mission_copy = sv.mission;
+		sv.mission_handed = sv.gcs.mission_generation;
+		atomic_store_explicit(&sv.mission_save, SAVE_PENDING, memory_order_release);
+	}
 	(void)ctx;
 }
 
-/* io thread: saves the parameters when they changed. */
+/* io thread: saves the mission handed over by the main thread. */
+static void save_mission_task(void)
+{
+	if (atomic_load_explicit(&sv.mission_save, memory_order_acquire) != SAVE_PENDING)
+		return;
+	atomic_store_explicit(&sv.mission_save, SAVE_BUSY, memory_order_relaxed);
+	int rc = save_mission(&sv.mission_copy);
+	if (rc && sv.mission_save_errors++ == 0)
+		log_err("saving the mission to %s: %s", sv.mission_path, strerror(-rc));
+	if (!rc)
+		sv.mission_save_errors = 0;
+	atomic_store_explicit(&sv.mission_save, SAVE_IDLE, memory_order_release);
+}
+
+/* io thread: saves the parameters and the mission when they changed. */
 static void save_task(void *ctx, uint64_t now_us)
 {
+	save_mission_task();
 	if (!sv.param_path[0] || param_generation() == sv.saved_generation)
 		return;
 	int rc = save_params();
@@ -177,6 +270,11 @@ void services_close(void)
 		int rc = save_params();
 		if (rc)
 			log_err("saving parameters to %s: %s", sv.param_path, strerror(-rc));
+	}
+	if (sv.mission_path[0] && sv.gcs.mission_generation != sv.mission_handed) {
+		int rc = save_mission(&sv.mission);
+		if (rc)
+			log_err("saving the mission to %s: %s", sv.mission_path, strerror(-rc));
 	}
 	links_close(&sv.links);
 }

@@ -19,6 +19,12 @@
  * (it cannot be read) with one line in err.
  */
 int services_params(const struct config *cfg, const char *load_params, char *err, size_t err_len);
+/*
+ * The mission: the saved one from the state directory, then load_mission (a
+ * QGC WPL 110 file; NULL for none), saved at once. Same returns.
+ */
+int services_mission(const struct config *cfg, const char *load_mission, char *err,
+		     size_t err_len);
 /* Opens the MAVLink links. Returns 0 or -errno with one line naming the link in err. */
 int services_links(const struct config *cfg, char *err, size_t err_len);
 /* Registers the tasks: links on the uart thread, GCS on main, saves on io. */

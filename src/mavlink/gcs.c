@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mavlink/gcs.h"
+#include "mavlink/gcs_internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -12,19 +13,22 @@
 #define GCS_HEARTBEAT_PERIOD_US 1000000u
 #define MAV_COMP_ID_ALL 0
 
-void gcs_init(struct gcs *g, uint8_t sysid, uint8_t compid, const struct gcs_tx *tx)
+void gcs_init(struct gcs *g, uint8_t sysid, uint8_t compid, const struct gcs_tx *tx,
+	      struct mission *mission)
 {
 	memset(g, 0, sizeof(*g));
 	g->sysid = sysid;
 	g->compid = compid;
 	g->tx = *tx;
+	g->mission = mission;
+	g->xfer.state = GCS_XFER_IDLE;
 	g->params_per_tick = 10;
 	for (int i = 0; i < GCS_MAX_LINKS; i++)
 		g->link[i].param_next = -1;
 }
 
 /* Whether a message addressed to (sys, comp) is ours to act on. */
-static bool for_us(const struct gcs *g, uint8_t sys, uint8_t comp)
+bool gcs_for_us(const struct gcs *g, uint8_t sys, uint8_t comp)
 {
 	return (sys == g->sysid || sys == 0) && (comp == g->compid || comp == MAV_COMP_ID_ALL);
 }
@@ -71,7 +75,7 @@ static void param_request_read(struct gcs *g, int link, const struct mavlink_fra
 {
 	struct mavlink_param_request_read m;
 	mavlink_param_request_read_unpack(mavlink_payload(f), f->len, &m);
-	if (!for_us(g, m.target_system, m.target_component)) {
+	if (!gcs_for_us(g, m.target_system, m.target_component)) {
 		g->stats.not_for_us++;
 		return;
 	}
@@ -94,7 +98,7 @@ static void param_set_msg(struct gcs *g, int link, const struct mavlink_frame *f
 {
 	struct mavlink_param_set m;
 	mavlink_param_set_unpack(mavlink_payload(f), f->len, &m);
-	if (!for_us(g, m.target_system, m.target_component)) {
+	if (!gcs_for_us(g, m.target_system, m.target_component)) {
 		g->stats.not_for_us++;
 		return;
 	}
@@ -125,7 +129,7 @@ static void param_request_list(struct gcs *g, int link, const struct mavlink_fra
 {
 	struct mavlink_param_request_list m;
 	mavlink_param_request_list_unpack(mavlink_payload(f), f->len, &m);
-	if (!for_us(g, m.target_system, m.target_component)) {
+	if (!gcs_for_us(g, m.target_system, m.target_component)) {
 		g->stats.not_for_us++;
 		return;
 	}
@@ -153,10 +157,10 @@ void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t
 	case MAVLINK_MSG_ID_HEARTBEAT:
 		break;
 	default:
-		g->stats.unhandled++;
+		if (!gcs_mission_handle(g, link, f, now_us))
+			g->stats.unhandled++;
 		break;
 	}
-	(void)now_us;
 }
 
 static void heartbeat(struct gcs *g)
@@ -180,6 +184,7 @@ void gcs_tick(struct gcs *g, uint64_t now_us)
 		heartbeat(g);
 		g->last_heartbeat_us = now_us ? now_us : 1;
 	}
+	gcs_mission_tick(g, now_us);
 	for (int l = 0; l < GCS_MAX_LINKS; l++) {
 		struct gcs_link_state *ls = &g->link[l];
 		for (unsigned int n = 0; ls->param_next >= 0 && n < g->params_per_tick; n++) {

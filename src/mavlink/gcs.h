@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "mavlink/frame.h"
+#include "mission/mission.h"
 
 #define GCS_MAX_LINKS 8
 #define GCS_LINK_ALL (-1)
@@ -44,12 +45,31 @@ struct gcs_identity {
 	uint8_t system_status;    /* MAV_STATE */
 };
 
+enum gcs_xfer_state {
+	GCS_XFER_IDLE = 1,
+	GCS_XFER_UPLOAD,          /* items coming in from a ground station */
+};
+
+/* A mission upload under way (downloads need no state: each request is answered). */
+struct gcs_mission_xfer {
+	enum gcs_xfer_state state;
+	int link;
+	uint8_t peer_sys, peer_comp;
+	uint16_t expected;        /* the next item to ask for */
+	uint16_t end;             /* one past the last item of this upload */
+	uint64_t last_us;         /* when we last asked */
+	unsigned int retries;
+	struct mission staging;   /* the new mission, taken whole at the last item */
+};
+
 struct gcs_stats {
 	uint64_t frames_in;
 	uint64_t not_for_us;      /* addressed to another system or component */
 	uint64_t unhandled;       /* messages fulmar does not act on */
 	uint64_t param_unknown;   /* read or set of a name or index we do not have */
 	uint64_t param_refused;   /* a set outside the range or of the wrong kind */
+	uint64_t mission_refused; /* an upload or request refused (with its MISSION_ACK) */
+	uint64_t mission_retries; /* items asked for again after a time-out */
 };
 
 struct gcs_link_state {
@@ -64,10 +84,15 @@ struct gcs {
 	struct gcs_link_state link[GCS_MAX_LINKS];
 	unsigned int params_per_tick;  /* PARAM_VALUEs per link per gcs_tick of a list */
 	uint64_t last_heartbeat_us;
+	struct mission *mission;  /* the live mission (main thread's), NULL: none */
+	uint32_t mission_generation;  /* bumped on every change, for saving */
+	struct gcs_mission_xfer xfer;
 	struct gcs_stats stats;
 };
 
-void gcs_init(struct gcs *g, uint8_t sysid, uint8_t compid, const struct gcs_tx *tx);
+/* mission: the live mission the services read and replace (may be NULL: none). */
+void gcs_init(struct gcs *g, uint8_t sysid, uint8_t compid, const struct gcs_tx *tx,
+	      struct mission *mission);
 /* A frame that arrived (already checked for signing) on link. */
 void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t now_us);
 /* Periodic work (heartbeat, parameter lists): call at 50 Hz or more. */

@@ -2,7 +2,8 @@
 // A scripted ground station, written with node-mavlink (an independent
 // MAVLink implementation), against a real fulmard over UDP on loopback:
 // heartbeat, full parameter download, a set and read-back, a refused set,
-// and the value surviving a restart.
+// a 20-item mission uploaded and downloaded, both surviving a restart, and
+// SIGKILL at random moments of a save leaving the old or the new file whole.
 //   node gcs_session.cjs FULMARD SANITIZED(true|false)
 'use strict';
 const { spawn } = require('child_process');
@@ -149,6 +150,107 @@ async function session1(port) {
 	g.close();
 }
 
+function missionItem(seq) {
+	const it = new m.common.MissionItemInt();
+	it.targetSystem = 1; it.targetComponent = 1; it.seq = seq;
+	it.frame = seq === 0 ? 0 : 3;           // home absolute, the rest relative altitude
+	it.command = seq === 0 ? 16 : (seq % 5 === 4 ? 19 : 16);  // NAV_WAYPOINT, some LOITER_TIME
+	it.current = 0; it.autocontinue = 1;
+	it.param1 = seq % 5 === 4 ? 10 : 0; it.param2 = 0; it.param3 = 0; it.param4 = 0;
+	it.x = 522000000 + seq * 1234; it.y = 131000000 - seq * 987; it.z = 60 + seq;
+	it.missionType = 0;
+	return it;
+}
+
+async function uploadMission(g, n) {
+	const count = new m.common.MissionCount();
+	count.targetSystem = 1; count.targetComponent = 1; count.count = n; count.missionType = 0;
+	await g.send(count);
+	for (let done = 0; ;) {
+		const p = await g.waitFor(x => x.id === 51 || x.id === 47, 3000);
+		if (!p) return 'timeout';
+		if (p.id === 47) return p.data.type === 0 && done === n ? 'accepted' : 'ack ' + p.data.type;
+		await g.send(missionItem(p.data.seq));
+		done = Math.max(done, p.data.seq + 1);
+	}
+}
+
+async function downloadMission(g) {
+	const req = new m.common.MissionRequestList();
+	req.targetSystem = 1; req.targetComponent = 1; req.missionType = 0;
+	await g.send(req);
+	const c = await g.waitFor(x => x.id === 44, 3000);
+	if (!c) return null;
+	const items = [];
+	for (let s = 0; s < c.data.count; s++) {
+		const r = new m.common.MissionRequestInt();
+		r.targetSystem = 1; r.targetComponent = 1; r.seq = s; r.missionType = 0;
+		await g.send(r);
+		const it = await g.waitFor(x => x.id === 73 && x.data.seq === s, 3000);
+		if (!it) return null;
+		items.push(it.data);
+	}
+	const ack = new m.common.MissionAck();
+	ack.targetSystem = 1; ack.targetComponent = 1; ack.type = 0; ack.missionType = 0;
+	await g.send(ack);
+	return items;
+}
+
+function sameMission(items, n) {
+	if (!items || items.length !== n) return false;
+	return items.every((it, s) => {
+		const w = missionItem(s);
+		return it.x === w.x && it.y === w.y && it.z === w.z && it.command === w.command &&
+			it.frame === w.frame && it.param1 === w.param1 && it.autocontinue === 1;
+	});
+}
+
+async function missionSession(port, upload) {
+	const g = new Gcs(port);
+	await g.open();
+	await g.send(heartbeat());
+	if (upload) {
+		const r = await uploadMission(g, 20);
+		check(r === 'accepted', `a 20-item mission is uploaded (${r})`);
+	}
+	const items = await downloadMission(g);
+	check(sameMission(items, 20), upload ? 'downloaded, it is the mission we sent' :
+		'after a restart, the mission is still there');
+	g.close();
+}
+
+async function killDuringSaves(port) {
+	// Each round sets a parameter and kills fulmard at a random moment of the
+	// save that follows; the next start must find a whole file, old or new.
+	let whole = 0, rounds = 8, lastSeen = 1;  // SR1_POSITION starts at its default
+	for (let i = 0; i < rounds; i++) {
+		const g = new Gcs(port);
+		await g.open();
+		await g.send(heartbeat());
+		const set = new m.common.ParamSet();
+		set.targetSystem = 1; set.targetComponent = 1; set.paramId = 'SR1_POSITION';
+		set.paramValue = 10 + i; set.paramType = 4;
+		await g.send(set);
+		await sleep(Math.floor(Math.random() * 40));
+		await stop('SIGKILL');
+		g.close();
+		await start(port);
+		const g2 = new Gcs(port);
+		await g2.open();
+		await g2.send(heartbeat());
+		const read = new m.common.ParamRequestRead();
+		read.targetSystem = 1; read.targetComponent = 1; read.paramId = 'SR1_POSITION'; read.paramIndex = -1;
+		await g2.send(read);
+		const v = await g2.waitFor(p => p.id === 22 && paramName(p.data) === 'SR1_POSITION', 3000);
+		g2.close();
+		const val = v ? v.data.paramValue : -1;
+		if (!log.includes('not loaded') && (val === 10 + i || val === lastSeen)) whole++;
+		else console.log(`# round ${i}: read ${val}, set ${10 + i}, before ${lastSeen}: ${log.split('\n').filter(l => /not loaded|error/i.test(l)).join(' | ')}`);
+		if (val >= 0) lastSeen = val;
+	}
+	check(whole === rounds, `SIGKILL during saves: ${whole} of ${rounds} restarts found the old or the new file whole`);
+}
+
 async function session2(port) {
 	const g = new Gcs(port);
 	await g.open();
@@ -166,11 +268,14 @@ async function session2(port) {
 	await start(port);
 	check(daemon !== null && log.includes('running: six threads'), 'fulmard starts with a UDP link');
 	await session1(port);
+	await missionSession(port, true);
 	await sleep(200);  // the io thread saves within a loop or two
 	const r = await stop();
 	check(r.code === 0, 'fulmard stops cleanly');
 	await start(port);
 	await session2(port);
+	await missionSession(port, false);
+	await killDuringSaves(port);
 	await stop();
 	console.log(`${passed} passed, ${failed} failed`);
 	if (failed) console.log(log);

@@ -36,7 +36,7 @@ static int setup(void **state)
 {
 	param_init();
 	struct gcs_tx tx = { capture, NULL };
-	gcs_init(&g, 1, 1, &tx);
+	gcs_init(&g, 1, 1, &tx, NULL);
 	n_sent = 0;
 	return 0;
 }

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What the GCS service files share; not for the rest of the daemon. */
+#ifndef FULMAR_MAVLINK_GCS_INTERNAL_H
+#define FULMAR_MAVLINK_GCS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mavlink/gcs.h"
+
+/* Whether a message addressed to (sys, comp) is ours to act on (0: broadcast). */
+bool gcs_for_us(const struct gcs *g, uint8_t sys, uint8_t comp);
+/* The mission protocol: true when f was one of its messages. */
+bool gcs_mission_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t now_us);
+/* Time-outs and retries of an upload. */
+void gcs_mission_tick(struct gcs *g, uint64_t now_us);
+
+#endif
