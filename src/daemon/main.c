@@ -23,7 +23,9 @@
 #include "daemon/notify.h"
 #include "daemon/scheduler.h"
 #include "daemon/services.h"
+#include "mavlink/gcs.h"
 #include "fulmar/board.h"
+#include "fulmar/clock.h"
 #include "util/log.h"
 
 #if !defined(FULMAR_VERSION) || !defined(FULMAR_BOARD_CAPS)
@@ -51,8 +53,9 @@ static void usage(FILE *f)
 		"Exit status: 0 stopped cleanly; %d bad command line; %d configuration file\n"
 		"missing or unreadable; %d bad configuration; %d board cannot fly (a part\n"
 		"fulmar has no driver for yet); %d a device could not be opened; %d the\n"
-		"operating system refused (threads, memory).\n",
-		EX_USAGE, EX_NOINPUT, EX_CONFIG, EX_UNAVAILABLE, EX_IOERR, EX_OSERR);
+		"operating system refused (threads, memory); %d a ground station asked\n"
+		"for a reboot (systemd's Restart=on-failure starts fulmard again).\n",
+		EX_USAGE, EX_NOINPUT, EX_CONFIG, EX_UNAVAILABLE, EX_IOERR, EX_OSERR, EX_TEMPFAIL);
 }
 
 static void board_info(const struct board *b)
@@ -126,7 +129,11 @@ static int run(void)
 
 	uint64_t wd_usec = notify_watchdog_usec();
 	/* Half the watchdog period, as sd_watchdog_enabled(3) advises; else a 1 s check. */
-	uint64_t tick_ns = wd_usec ? wd_usec * 500 : 1000000000ull;
+	/* Half the watchdog period, and often enough to answer a reboot request. */
+	uint64_t tick_ns = wd_usec ? wd_usec * 500 : 200000000ull;
+	if (tick_ns > 200000000ull)
+		tick_ns = 200000000ull;
+	uint64_t last_check_ns = 0;
 	uint64_t last[SCHED_THREAD_COUNT] = { 0 };
 	int status = 0;
 	for (;;) {
@@ -150,8 +157,19 @@ static int run(void)
 			status = EX_OSERR;
 			break;
 		}
+		int req = services_exit_request();
+		if (req == GCS_EXIT_REBOOT || req == GCS_EXIT_SHUTDOWN) {
+			log_info("ground station asked for a %s: stopping",
+				 req == GCS_EXIT_REBOOT ? "reboot" : "shutdown");
+			status = req == GCS_EXIT_REBOOT ? EX_TEMPFAIL : 0;
+			break;
+		}
 		const char *stalled = NULL;
-		if (sig < 0 && errno == EAGAIN) {
+		uint64_t now_ns = clock_mono_ns();
+		/* Liveness over at least half the watchdog period (or a second). */
+		uint64_t check_ns = wd_usec ? wd_usec * 500 : 1000000000ull;
+		if (sig < 0 && errno == EAGAIN && now_ns - last_check_ns >= check_ns - check_ns / 10) {
+			last_check_ns = now_ns;
 			if (threads_alive(last, &stalled))
 				notify_send("WATCHDOG=1");
 			else

@@ -13,6 +13,7 @@
 #include "fulmar/storage.h"
 #include "mavlink/gcs.h"
 #include "mission/mission.h"
+#include "vehicle/vehicle.h"
 #include "param/param.h"
 #include "util/log.h"
 
@@ -36,6 +37,9 @@ enum save_state {
 static struct services {
 	struct links links;
 	struct gcs gcs;
+	struct vehicle vehicle;         /* main thread */
+	int arming_check_idx;
+	_Atomic int exit_request;       /* enum gcs_exit_request: main writes, leader reads */
 	uint64_t gcs_last_us;
 	char param_path[PATH_MAX + 16]; /* empty: no state directory, nothing saved */
 	uint32_t saved_generation;      /* io thread */
@@ -181,6 +185,10 @@ int services_links(const struct config *cfg, char *err, size_t err_len)
 	}
 	struct gcs_tx tx = { links_send, &sv.links };
 	gcs_init(&sv.gcs, sysid, MAV_COMP_ID_AUTOPILOT1, &tx, &sv.mission);
+	vehicle_init(&sv.vehicle);
+	sv.gcs.vehicle = &sv.vehicle;
+	sv.arming_check_idx = param_find("ARMING_CHECK");
+	atomic_init(&sv.exit_request, GCS_EXIT_NONE);
 	/* Until the plane's modes exist, it says honestly that it is not ready to fly. */
 	sv.gcs.id = (struct gcs_identity){
 		.mav_type = MAV_TYPE_FIXED_WING,
@@ -198,11 +206,16 @@ static void gcs_task(void *ctx, uint64_t now_us)
 	if (sv.gcs_last_us && now_us - sv.gcs_last_us < GCS_PERIOD_US)
 		return;
 	sv.gcs_last_us = now_us;
+	/* No estimator publishes yet: the vehicle knows nothing and says so. */
+	vehicle_update(&sv.vehicle, 0, sv.mission.count);
+	sv.gcs.arming_check = (uint32_t)param_get(sv.arming_check_idx);
 	static struct links_rx rx;  /* main thread only */
 	/* Bounded, so a flood of frames cannot take the loop's time. */
 	for (int i = 0; i < LINKS_RX_FRAMES && links_receive(&sv.links, &rx); i++)
 		gcs_handle(&sv.gcs, rx.link, &rx.frame, now_us);
 	gcs_tick(&sv.gcs, now_us);
+	if (sv.gcs.exit_request != GCS_EXIT_NONE)
+		atomic_store(&sv.exit_request, sv.gcs.exit_request);
 
 	/* A changed mission goes to the io thread when it is free: copying is all main does. */
 	if (sv.mission_path[0] && sv.gcs.mission_generation != sv.mission_handed &&
@@ -247,6 +260,11 @@ static void save_task(void *ctx, uint64_t now_us)
 	}
 	(void)ctx;
 	(void)now_us;
+}
+
+int services_exit_request(void)
+{
+	return atomic_load(&sv.exit_request);
 }
 
 int services_add_tasks(struct sched *s)

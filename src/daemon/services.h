@@ -29,6 +29,8 @@ int services_mission(const struct config *cfg, const char *load_mission, char *e
 int services_links(const struct config *cfg, char *err, size_t err_len);
 /* Registers the tasks: links on the uart thread, GCS on main, saves on io. */
 int services_add_tasks(struct sched *s);
+/* Any thread: enum gcs_exit_request, what a ground station asked of the daemon. */
+int services_exit_request(void);
 /* After the threads have stopped: a last save, then the links close. */
 void services_close(void);
 

@@ -22,6 +22,8 @@ void gcs_init(struct gcs *g, uint8_t sysid, uint8_t compid, const struct gcs_tx 
 	g->tx = *tx;
 	g->mission = mission;
 	g->xfer.state = GCS_XFER_IDLE;
+	g->exit_request = GCS_EXIT_NONE;
+	g->arming_check = 1;
 	g->params_per_tick = 10;
 	for (int i = 0; i < GCS_MAX_LINKS; i++)
 		g->link[i].param_next = -1;
@@ -157,7 +159,8 @@ void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t
 	case MAVLINK_MSG_ID_HEARTBEAT:
 		break;
 	default:
-		if (!gcs_mission_handle(g, link, f, now_us))
+		if (!gcs_mission_handle(g, link, f, now_us) &&
+		    !gcs_command_handle(g, link, f, now_us))
 			g->stats.unhandled++;
 		break;
 	}
@@ -165,6 +168,14 @@ void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t
 
 static void heartbeat(struct gcs *g)
 {
+	if (g->vehicle) {
+		g->id.custom_mode = g->vehicle->mode;
+		/* MAV_MODE_FLAG_CUSTOM_MODE_ENABLED, and SAFETY_ARMED when armed. */
+		g->id.base_mode = (uint8_t)(1 | (g->vehicle->armed ? 0x80 : 0));
+		/* MAV_STATE: BOOT while initialising, STANDBY on the ground, ACTIVE armed. */
+		g->id.system_status = g->vehicle->mode == PLANE_INITIALISING ? 1 :
+				      g->vehicle->armed ? 4 : 3;
+	}
 	struct mavlink_heartbeat m = {
 		.type = g->id.mav_type,
 		.autopilot = g->id.autopilot,

@@ -14,6 +14,7 @@
 
 #include "mavlink/frame.h"
 #include "mission/mission.h"
+#include "vehicle/vehicle.h"
 
 #define GCS_MAX_LINKS 8
 #define GCS_LINK_ALL (-1)
@@ -70,6 +71,15 @@ struct gcs_stats {
 	uint64_t param_refused;   /* a set outside the range or of the wrong kind */
 	uint64_t mission_refused; /* an upload or request refused (with its MISSION_ACK) */
 	uint64_t mission_retries; /* items asked for again after a time-out */
+	uint64_t commands;        /* COMMAND_LONG/INT for us */
+	uint64_t commands_refused;  /* answered with anything but ACCEPTED */
+};
+
+/* What a ground station asked the daemon itself to do. */
+enum gcs_exit_request {
+	GCS_EXIT_NONE = 1,
+	GCS_EXIT_REBOOT,          /* PREFLIGHT_REBOOT_SHUTDOWN 1: restart fulmard */
+	GCS_EXIT_SHUTDOWN,        /* ... 2: stop it */
 };
 
 struct gcs_link_state {
@@ -85,6 +95,9 @@ struct gcs {
 	unsigned int params_per_tick;  /* PARAM_VALUEs per link per gcs_tick of a list */
 	uint64_t last_heartbeat_us;
 	struct mission *mission;  /* the live mission (main thread's), NULL: none */
+	struct vehicle *vehicle;  /* modes and arming (main thread's), NULL: none */
+	uint32_t arming_check;    /* ARMING_CHECK, read by the owner */
+	enum gcs_exit_request exit_request;
 	uint32_t mission_generation;  /* bumped on every change, for saving */
 	struct gcs_mission_xfer xfer;
 	struct gcs_stats stats;

@@ -12,6 +12,8 @@
 bool gcs_for_us(const struct gcs *g, uint8_t sys, uint8_t comp);
 /* The mission protocol: true when f was one of its messages. */
 bool gcs_mission_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t now_us);
+/* COMMAND_LONG, COMMAND_INT and SET_MODE: true when f was one of them. */
+bool gcs_command_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t now_us);
 /* Time-outs and retries of an upload. */
 void gcs_mission_tick(struct gcs *g, uint64_t now_us);
 

@@ -147,6 +147,42 @@ async function session1(port) {
 	const text = await g.waitFor(p => p.id === 253, 2000);
 	check(refused && refused.data.paramValue === 7, 'an out-of-range PARAM_SET keeps the old value');
 	check(text && /SR0_EXTRA1/.test(text.data.text), `and says why: "${text && String(text.data.text).replace(/\0.*$/, '')}"`);
+
+	// Commands: arming is refused with a reason while the plane cannot fly;
+	// a mode change is answered, here with the reason it cannot be done yet.
+	const arm = new m.common.CommandLong();
+	arm.targetSystem = 1; arm.targetComponent = 1; arm.command = 400; arm._param1 = 1;
+	await g.send(arm);
+	const armAck = await g.waitFor(p => p.id === 77 && p.data.command === 400, 2000);
+	const armWhy = await g.waitFor(p => p.id === 253, 2000);
+	check(armAck && armAck.data.result === 4, 'arming is refused (MAV_RESULT_FAILED) while not ready');
+	check(armWhy && /initialising/.test(armWhy.data.text), `with the reason: "${armWhy && String(armWhy.data.text).replace(/\0.*$/, '')}"`);
+	const mode = new m.common.CommandLong();
+	mode.targetSystem = 1; mode.targetComponent = 1; mode.command = 176; mode._param1 = 1; mode._param2 = 5;
+	await g.send(mode);
+	const modeAck = await g.waitFor(p => p.id === 77 && p.data.command === 176, 2000);
+	check(modeAck && modeAck.data.result === 2, 'a mode change (FBWA) is acknowledged: DENIED while initialising');
+	const bogus = new m.common.CommandLong();
+	bogus.targetSystem = 1; bogus.targetComponent = 1; bogus.command = 31010;
+	await g.send(bogus);
+	const bogusAck = await g.waitFor(p => p.id === 77 && p.data.command === 31010, 2000);
+	check(bogusAck && bogusAck.data.result === 3, 'an unknown command is UNSUPPORTED');
+	g.close();
+}
+
+async function rebootSession(port) {
+	const g = new Gcs(port);
+	await g.open();
+	await g.send(heartbeat());
+	const exited = new Promise(r => daemon.on('exit', code => r(code)));
+	const reboot = new m.common.CommandLong();
+	reboot.targetSystem = 1; reboot.targetComponent = 1; reboot.command = 246; reboot._param1 = 1;
+	await g.send(reboot);
+	const ack = await g.waitFor(p => p.id === 77 && p.data.command === 246, 2000);
+	const code = await Promise.race([exited, sleep(3000).then(() => 'still running')]);
+	check(ack && ack.data.result === 0 && code === 75,
+		`PREFLIGHT_REBOOT_SHUTDOWN: accepted, fulmard exits ${code} for systemd to restart it`);
+	daemon = null;
 	g.close();
 }
 
@@ -276,7 +312,7 @@ async function session2(port) {
 	await session2(port);
 	await missionSession(port, false);
 	await killDuringSaves(port);
-	await stop();
+	await rebootSession(port);
 	console.log(`${passed} passed, ${failed} failed`);
 	if (failed) console.log(log);
 	fs.rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Commands: COMMAND_LONG and COMMAND_INT answered with COMMAND_ACK, and the
+ * older SET_MODE. A retried command (same command again, confirmation
+ * counting up) does the same again: every command here sets a state, so
+ * doing it twice is doing it once.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "mavlink/gcs_internal.h"
+#include "mavlink/mavlink_msgs.h"
+
+/* MAV_CMD */
+enum {
+	MAV_CMD_NAV_RETURN_TO_LAUNCH = 20,
+	MAV_CMD_DO_SET_MODE = 176,
+	MAV_CMD_DO_SET_HOME = 179,
+	MAV_CMD_PREFLIGHT_CALIBRATION = 241,
+	MAV_CMD_PREFLIGHT_REBOOT_SHUTDOWN = 246,
+	MAV_CMD_MISSION_START = 300,
+	MAV_CMD_COMPONENT_ARM_DISARM = 400,
+	MAV_CMD_SET_MESSAGE_INTERVAL = 511,
+	MAV_CMD_REQUEST_MESSAGE = 512,
+	MAV_CMD_REQUEST_AUTOPILOT_CAPABILITIES = 520,
+};
+
+/* MAV_RESULT */
+enum {
+	MAV_RESULT_ACCEPTED = 0,
+	MAV_RESULT_TEMPORARILY_REJECTED = 1,
+	MAV_RESULT_DENIED = 2,
+	MAV_RESULT_UNSUPPORTED = 3,
+	MAV_RESULT_FAILED = 4,
+};
+
+#define ARM_FORCE_MAGIC 21196.0f   /* param2 of COMPONENT_ARM_DISARM: skip the checks */
+#define MAV_MODE_FLAG_CUSTOM_MODE_ENABLED 1
+
+struct command {
+	uint16_t command;
+	float param[7];            /* param5/6 as floats for COMMAND_LONG */
+	int32_t x, y;              /* COMMAND_INT's lat/lon (1e-7 degrees) */
+	bool is_int;
+	uint8_t from_sys, from_comp;
+};
+
+static void ack(struct gcs *g, int link, const struct command *c, uint8_t result)
+{
+	struct mavlink_command_ack m = { .command = c->command, .result = result,
+					 .target_system = c->from_sys,
+					 .target_component = c->from_comp };
+	uint8_t p[MAVLINK_MSG_COMMAND_ACK_MAX_LEN];
+	mavlink_command_ack_pack(&m, p);
+	g->tx.send(g->tx.ctx, link, MAVLINK_MSG_ID_COMMAND_ACK, p);
+	if (result != MAV_RESULT_ACCEPTED)
+		g->stats.commands_refused++;
+}
+
+/* A refusal the pilot should read: the reason as STATUSTEXT, then the result. */
+static uint8_t refuse(struct gcs *g, uint8_t result, const char *why)
+{
+	gcs_text(g, GCS_SEV_WARNING, "%s", why);
+	return result;
+}
+
+static uint8_t set_mode(struct gcs *g, uint32_t mode)
+{
+	char why[64];
+	int rc = vehicle_set_mode(g->vehicle, mode, why, sizeof(why));
+	if (rc == -EINVAL)
+		return refuse(g, MAV_RESULT_UNSUPPORTED, why);
+	if (rc)
+		return refuse(g, MAV_RESULT_DENIED, why);
+	return MAV_RESULT_ACCEPTED;
+}
+
+static uint8_t run(struct gcs *g, const struct command *c)
+{
+	const float *p = c->param;
+	char why[64];
+	switch (c->command) {
+	case MAV_CMD_COMPONENT_ARM_DISARM: {
+		if (p[0] != 0.0f && p[0] != 1.0f)
+			return MAV_RESULT_DENIED;
+		int rc = vehicle_arm(g->vehicle, p[0] == 1.0f, p[1] == ARM_FORCE_MAGIC,
+				     g->arming_check, why, sizeof(why));
+		return rc ? refuse(g, MAV_RESULT_FAILED, why) : MAV_RESULT_ACCEPTED;
+	}
+	case MAV_CMD_DO_SET_MODE:
+		if (!((uint32_t)p[0] & MAV_MODE_FLAG_CUSTOM_MODE_ENABLED))
+			return MAV_RESULT_UNSUPPORTED;
+		return set_mode(g, (uint32_t)p[1]);
+	case MAV_CMD_MISSION_START:
+		return set_mode(g, PLANE_AUTO);
+	case MAV_CMD_NAV_RETURN_TO_LAUNCH:
+		return set_mode(g, PLANE_RTL);
+	case MAV_CMD_PREFLIGHT_CALIBRATION:
+		return refuse(g, MAV_RESULT_FAILED, "Calibration: no sensors to calibrate");
+	case MAV_CMD_PREFLIGHT_REBOOT_SHUTDOWN:
+		if (p[0] != 1.0f && p[0] != 2.0f)
+			return MAV_RESULT_UNSUPPORTED;
+		if (g->vehicle->armed)
+			return refuse(g, MAV_RESULT_DENIED, "Reboot refused: armed");
+		g->exit_request = p[0] == 1.0f ? GCS_EXIT_REBOOT : GCS_EXIT_SHUTDOWN;
+		return MAV_RESULT_ACCEPTED;
+	}
+	return MAV_RESULT_UNSUPPORTED;
+}
+
+static void command(struct gcs *g, int link, const struct command *c)
+{
+	g->stats.commands++;
+	if (!g->vehicle) {
+		ack(g, link, c, MAV_RESULT_UNSUPPORTED);
+		return;
+	}
+	ack(g, link, c, run(g, c));
+}
+
+bool gcs_command_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t now_us)
+{
+	struct command c = { .from_sys = f->sysid, .from_comp = f->compid };
+	switch (f->msgid) {
+	case MAVLINK_MSG_ID_COMMAND_LONG: {
+		struct mavlink_command_long m;
+		mavlink_command_long_unpack(mavlink_payload(f), f->len, &m);
+		if (!gcs_for_us(g, m.target_system, m.target_component))
+			return true;
+		c.command = m.command;
+		const float pl[7] = { m.param1, m.param2, m.param3, m.param4, m.param5, m.param6,
+				      m.param7 };
+		memcpy(c.param, pl, sizeof(pl));
+		command(g, link, &c);
+		return true;
+	}
+	case MAVLINK_MSG_ID_COMMAND_INT: {
+		struct mavlink_command_int m;
+		mavlink_command_int_unpack(mavlink_payload(f), f->len, &m);
+		if (!gcs_for_us(g, m.target_system, m.target_component))
+			return true;
+		c.command = m.command;
+		c.is_int = true;
+		const float pl[7] = { m.param1, m.param2, m.param3, m.param4, 0, 0, m.z };
+		memcpy(c.param, pl, sizeof(pl));
+		c.x = m.x;
+		c.y = m.y;
+		command(g, link, &c);
+		return true;
+	}
+	case MAVLINK_MSG_ID_SET_MODE: {
+		struct mavlink_set_mode m;
+		mavlink_set_mode_unpack(mavlink_payload(f), f->len, &m);
+		if (m.target_system != g->sysid)
+			return true;
+		/* Answered as ArduPilot does: a COMMAND_ACK for "command" SET_MODE (11). */
+		c.command = MAVLINK_MSG_ID_SET_MODE;
+		uint8_t r = MAV_RESULT_UNSUPPORTED;
+		if (g->vehicle && (m.base_mode & MAV_MODE_FLAG_CUSTOM_MODE_ENABLED))
+			r = set_mode(g, m.custom_mode);
+		ack(g, link, &c, r);
+		return true;
+	}
+	}
+	(void)now_us;
+	return false;
+}

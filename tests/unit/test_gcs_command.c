@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mavlink/gcs.h"
+#include "mavlink/mavlink_msgs.h"
+#include "param/param.h"
+
+static struct sent {
+	uint32_t msgid;
+	uint8_t payload[255];
+} sent[256];
+static unsigned int n_sent;
+
+static void capture(void *ctx, int link, uint32_t msgid, const uint8_t *payload)
+{
+	if (n_sent < 256) {
+		sent[n_sent].msgid = msgid;
+		memcpy(sent[n_sent].payload, payload, mavlink_msg_info(msgid)->max_len);
+		n_sent++;
+	}
+}
+
+static struct gcs g;
+static struct vehicle v;
+static struct mavlink_frame frame;
+
+static int setup(void **state)
+{
+	param_init();
+	vehicle_init(&v);
+	struct gcs_tx tx = { capture, NULL };
+	gcs_init(&g, 1, 1, &tx, NULL);
+	g.vehicle = &v;
+	n_sent = 0;
+	return 0;
+}
+
+static void deliver(uint32_t msgid, const uint8_t *payload)
+{
+	struct mavlink_parser p;
+	mavlink_parser_init(&p);
+	uint8_t buf[MAVLINK_MAX_FRAME_LEN];
+	struct mavlink_header h = { 2, 0, 255, 190, msgid };
+	size_t n = mavlink_encode(&h, payload, buf);
+	bool got;
+	mavlink_parse(&p, buf, n, &frame, &got);
+	gcs_handle(&g, 0, &frame, 1000);
+}
+
+/* Sends COMMAND_LONG and returns the result of its COMMAND_ACK. */
+static int command(uint16_t cmd, float p1, float p2)
+{
+	struct mavlink_command_long c = { .command = cmd, .param1 = p1, .param2 = p2,
+					  .target_system = 1, .target_component = 1 };
+	uint8_t p[255];
+	mavlink_command_long_pack(&c, p);
+	unsigned int mark = n_sent;
+	deliver(MAVLINK_MSG_ID_COMMAND_LONG, p);
+	for (unsigned int i = mark; i < n_sent; i++)
+		if (sent[i].msgid == MAVLINK_MSG_ID_COMMAND_ACK) {
+			struct mavlink_command_ack a;
+			mavlink_command_ack_unpack(sent[i].payload, 10, &a);
+			assert_int_equal(a.command, cmd);
+			assert_int_equal(a.target_system, 255);
+			return a.result;
+		}
+	fail_msg("no COMMAND_ACK for %u", cmd);
+	return -1;
+}
+
+static const char *last_text(void)
+{
+	static char t[51];
+	for (unsigned int i = n_sent; i-- > 0;)
+		if (sent[i].msgid == MAVLINK_MSG_ID_STATUSTEXT) {
+			struct mavlink_statustext s;
+			mavlink_statustext_unpack(sent[i].payload, 54, &s);
+			memcpy(t, s.text, 50);
+			t[50] = '\0';
+			return t;
+		}
+	return "";
+}
+
+static void test_command_arm_refused_with_reason_while_not_ready(void **state)
+{
+	assert_int_equal(command(400, 1, 0), 4);  /* MAV_RESULT_FAILED */
+	assert_string_equal(last_text(), "Arm: still initialising (no attitude estimate)");
+	assert_false(v.armed);
+}
+
+static void test_command_arm_disarm_and_retries_are_idempotent(void **state)
+{
+	vehicle_update(&v, VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID, 0);
+	assert_int_equal(command(400, 1, 0), 0);
+	assert_int_equal(command(400, 1, 0), 0);  /* the GCS retried */
+	assert_true(v.armed);
+	assert_int_equal(command(246, 1, 0), 2);  /* no reboot while armed */
+	assert_int_equal(command(400, 0, 0), 0);
+	assert_false(v.armed);
+	assert_int_equal(command(246, 1, 0), 0);
+	assert_int_equal(g.exit_request, GCS_EXIT_REBOOT);
+}
+
+static void test_command_modes_by_command_and_by_set_mode(void **state)
+{
+	vehicle_update(&v, VEHICLE_ATTITUDE_VALID, 0);
+	assert_int_equal(command(176, 1, 5), 0);          /* DO_SET_MODE FBWA */
+	assert_int_equal(v.mode, PLANE_FBWA);
+	assert_int_equal(command(176, 1, 10), 2);         /* AUTO: no position */
+	assert_string_equal(last_text(), "AUTO refused: no altitude estimate");
+	assert_int_equal(command(176, 1, 9), 3);          /* no such mode */
+	assert_int_equal(command(300, 0, 0), 2);          /* MISSION_START */
+	struct mavlink_set_mode sm = { .custom_mode = 0, .target_system = 1, .base_mode = 1 };
+	uint8_t p[255];
+	mavlink_set_mode_pack(&sm, p);
+	deliver(MAVLINK_MSG_ID_SET_MODE, p);
+	assert_int_equal(v.mode, PLANE_MANUAL);
+	assert_int_equal(sent[n_sent - 1].msgid, MAVLINK_MSG_ID_COMMAND_ACK);
+}
+
+static void test_command_unknown_is_unsupported_and_counted(void **state)
+{
+	assert_int_equal(command(31000, 0, 0), 3);
+	assert_int_equal(command(241, 1, 0), 4);  /* calibration without sensors */
+	assert_int_equal(g.stats.commands, 2);
+	assert_int_equal(g.stats.commands_refused, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_command_arm_refused_with_reason_while_not_ready, setup),
+		cmocka_unit_test_setup(test_command_arm_disarm_and_retries_are_idempotent, setup),
+		cmocka_unit_test_setup(test_command_modes_by_command_and_by_set_mode, setup),
+		cmocka_unit_test_setup(test_command_unknown_is_unsupported_and_counted, setup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
