@@ -43,3 +43,9 @@ DEPS_CROSS=(crossbuild-essential-armhf libgpiod-dev:armhf libiio-dev:armhf libcm
 DEPS_INTEROP=(nodejs npm)
 # The latency benchmark's peer and load.
 DEPS_BENCH=(rt-tests stress-ng)
+# The kernel-in-the-loop tests (tests/kernel/ktest.sh). The kernel image,
+# headers, kbuild, linux-source and busybox-static are not installed: the
+# runner fetches them with apt-get download into its cache, once per kernel
+# ABI, and uses that busybox's depmod and cpio. libelf1 and libssl3 are what
+# the unpacked linux-kbuild tools link against (objtool needs libelf).
+DEPS_KERNEL=(qemu-system-x86 xz-utils make gcc-12 libelf1 libssl3)
