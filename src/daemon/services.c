@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "daemon/links.h"
 #include "fulmar/storage.h"
@@ -40,6 +41,7 @@ static struct services {
 	struct vehicle vehicle;         /* main thread */
 	int arming_check_idx;
 	_Atomic int exit_request;       /* enum gcs_exit_request: main writes, leader reads */
+	const struct sched *sched;      /* for the main loop's load */
 	uint64_t gcs_last_us;
 	char param_path[PATH_MAX + 16]; /* empty: no state directory, nothing saved */
 	uint32_t saved_generation;      /* io thread */
@@ -209,6 +211,14 @@ static void gcs_task(void *ctx, uint64_t now_us)
 	/* No estimator publishes yet: the vehicle knows nothing and says so. */
 	vehicle_update(&sv.vehicle, 0, sv.mission.count);
 	sv.gcs.arming_check = (uint32_t)param_get(sv.arming_check_idx);
+	/* SYS_STATUS load: the main loop's mean run time over its period. */
+	const struct sched_stats *st = sched_stats(sv.sched, SCHED_MAIN);
+	uint64_t period_ns = sv.sched->th[SCHED_MAIN].period_ns;
+	uint64_t load = period_ns ? hist_mean(&st->run_time) * 1000 / period_ns : 0;
+	sv.gcs.in.load_permille = (uint16_t)(load > 1000 ? 1000 : load);
+	struct timespec rt;
+	sv.gcs.in.unix_us = clock_gettime(CLOCK_REALTIME, &rt) == 0 ?
+		(uint64_t)rt.tv_sec * 1000000u + (uint64_t)rt.tv_nsec / 1000u : 0;
 	static struct links_rx rx;  /* main thread only */
 	/* Bounded, so a flood of frames cannot take the loop's time. */
 	for (int i = 0; i < LINKS_RX_FRAMES && links_receive(&sv.links, &rx); i++)
@@ -269,6 +279,7 @@ int services_exit_request(void)
 
 int services_add_tasks(struct sched *s)
 {
+	sv.sched = s;
 	const struct sched_task tasks[] = {
 		{ "links", SCHED_UART, 0, links_poll, &sv.links },
 		{ "gcs", SCHED_MAIN, 0, gcs_task, NULL },

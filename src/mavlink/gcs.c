@@ -24,6 +24,7 @@ void gcs_init(struct gcs *g, uint8_t sysid, uint8_t compid, const struct gcs_tx 
 	g->xfer.state = GCS_XFER_IDLE;
 	g->exit_request = GCS_EXIT_NONE;
 	g->arming_check = 1;
+	gcs_streams_init(g);
 	g->params_per_tick = 10;
 	for (int i = 0; i < GCS_MAX_LINKS; i++)
 		g->link[i].param_next = -1;
@@ -158,6 +159,20 @@ void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t
 		break;
 	case MAVLINK_MSG_ID_HEARTBEAT:
 		break;
+	case MAVLINK_MSG_ID_TIMESYNC: {
+		struct mavlink_timesync t;
+		mavlink_timesync_unpack(mavlink_payload(f), f->len, &t);
+		/* A request (tc1 0): answered with our time, in nanoseconds. */
+		if (t.tc1 == 0) {
+			t.tc1 = (int64_t)now_us * 1000;
+			t.target_system = f->sysid;
+			t.target_component = f->compid;
+			uint8_t p[MAVLINK_MSG_TIMESYNC_MAX_LEN];
+			mavlink_timesync_pack(&t, p);
+			g->tx.send(g->tx.ctx, link, MAVLINK_MSG_ID_TIMESYNC, p);
+		}
+		break;
+	}
 	default:
 		if (!gcs_mission_handle(g, link, f, now_us) &&
 		    !gcs_command_handle(g, link, f, now_us))
@@ -195,7 +210,10 @@ void gcs_tick(struct gcs *g, uint64_t now_us)
 		heartbeat(g);
 		g->last_heartbeat_us = now_us ? now_us : 1;
 	}
+	if (g->boot_us == 0)
+		g->boot_us = now_us ? now_us : 1;
 	gcs_mission_tick(g, now_us);
+	gcs_streams_tick(g, now_us);
 	for (int l = 0; l < GCS_MAX_LINKS; l++) {
 		struct gcs_link_state *ls = &g->link[l];
 		for (unsigned int n = 0; ls->param_next >= 0 && n < g->params_per_tick; n++) {

@@ -14,6 +14,7 @@
 
 #include "mavlink/frame.h"
 #include "mission/mission.h"
+#include "fulmar/vehicle_state.h"
 #include "vehicle/vehicle.h"
 
 #define GCS_MAX_LINKS 8
@@ -82,9 +83,26 @@ enum gcs_exit_request {
 	GCS_EXIT_SHUTDOWN,        /* ... 2: stop it */
 };
 
+/* The messages sent as streams (ArduPilot's SRn_* groups), one slot each per link. */
+#define GCS_STREAM_COUNT 10
+
 struct gcs_link_state {
 	bool active;
 	int param_next;           /* next index of a running PARAM_REQUEST_LIST, -1 idle */
+	int32_t interval_us[GCS_STREAM_COUNT];  /* SET_MESSAGE_INTERVAL: 0 the SRn rate, -1 off */
+	uint64_t next_us[GCS_STREAM_COUNT];
+};
+
+/* What the telemetry tells; the owner fills it in before each gcs_tick. */
+struct gcs_inputs {
+	struct vehicle_state state;    /* .valid 0: the estimator knows nothing */
+	uint64_t unix_us;              /* wall-clock time, 0 when unknown */
+	uint16_t load_permille;        /* main loop: run time over period, 0..1000 */
+	uint32_t sensors_present;      /* MAV_SYS_STATUS_SENSOR bits */
+	uint32_t sensors_enabled;
+	uint32_t sensors_health;
+	uint16_t drop_rate_permyriad;  /* frames lost on the links, 1/100 % */
+	uint16_t errors_comm;          /* frames refused (CRC, length, signature) */
 };
 
 struct gcs {
@@ -98,6 +116,9 @@ struct gcs {
 	struct vehicle *vehicle;  /* modes and arming (main thread's), NULL: none */
 	uint32_t arming_check;    /* ARMING_CHECK, read by the owner */
 	enum gcs_exit_request exit_request;
+	struct gcs_inputs in;
+	int sr_param[3][GCS_STREAM_COUNT];  /* SRn_* parameter of each stream's group, -1 none */
+	uint64_t boot_us;                   /* time of the first tick */
 	uint32_t mission_generation;  /* bumped on every change, for saving */
 	struct gcs_mission_xfer xfer;
 	struct gcs_stats stats;
@@ -110,6 +131,17 @@ void gcs_init(struct gcs *g, uint8_t sysid, uint8_t compid, const struct gcs_tx 
 void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t now_us);
 /* Periodic work (heartbeat, parameter lists): call at 50 Hz or more. */
 void gcs_tick(struct gcs *g, uint64_t now_us);
+/*
+ * One message now, as REQUEST_MESSAGE asks. Returns 0, -ENOENT for a message
+ * fulmar does not send, -EAGAIN when it has nothing true to say yet (a
+ * position before the estimator has one).
+ */
+int gcs_send_message(struct gcs *g, int link, uint32_t msgid);
+/*
+ * SET_MESSAGE_INTERVAL for a streamed message on a link: interval_us > 0, or 0
+ * for the SRn default, or -1 to stop it. Returns 0 or -EINVAL (not a stream).
+ */
+int gcs_set_interval(struct gcs *g, int link, uint32_t msgid, int32_t interval_us);
 /* STATUSTEXT to every link (cut to 50 characters). */
 void gcs_text(struct gcs *g, enum gcs_severity sev, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -43,6 +43,7 @@ struct command {
 	int32_t x, y;              /* COMMAND_INT's lat/lon (1e-7 degrees) */
 	bool is_int;
 	uint8_t from_sys, from_comp;
+	int link;
 };
 
 static void ack(struct gcs *g, int link, const struct command *c, uint8_t result)
@@ -97,6 +98,20 @@ static uint8_t run(struct gcs *g, const struct command *c)
 		return set_mode(g, PLANE_RTL);
 	case MAV_CMD_PREFLIGHT_CALIBRATION:
 		return refuse(g, MAV_RESULT_FAILED, "Calibration: no sensors to calibrate");
+	case MAV_CMD_REQUEST_MESSAGE: {
+		int rc = gcs_send_message(g, c->link, (uint32_t)p[0]);
+		return rc == 0 ? MAV_RESULT_ACCEPTED :
+		       rc == -EAGAIN ? MAV_RESULT_TEMPORARILY_REJECTED : MAV_RESULT_UNSUPPORTED;
+	}
+	case MAV_CMD_REQUEST_AUTOPILOT_CAPABILITIES:
+		gcs_send_message(g, c->link, MAVLINK_MSG_ID_AUTOPILOT_VERSION);
+		return MAV_RESULT_ACCEPTED;
+	case MAV_CMD_SET_MESSAGE_INTERVAL: {
+		/* param2: microseconds, 0 the default rate, -1 off. */
+		int32_t iv = p[1] < -1.0f || p[1] > 1e9f ? -2 : (int32_t)p[1];
+		return gcs_set_interval(g, c->link, (uint32_t)p[0], iv) ? MAV_RESULT_DENIED
+									 : MAV_RESULT_ACCEPTED;
+	}
 	case MAV_CMD_PREFLIGHT_REBOOT_SHUTDOWN:
 		if (p[0] != 1.0f && p[0] != 2.0f)
 			return MAV_RESULT_UNSUPPORTED;
@@ -108,10 +123,17 @@ static uint8_t run(struct gcs *g, const struct command *c)
 	return MAV_RESULT_UNSUPPORTED;
 }
 
+/* Commands about the link itself, answered with or without a vehicle. */
+static bool link_command(uint16_t cmd)
+{
+	return cmd == MAV_CMD_REQUEST_MESSAGE || cmd == MAV_CMD_SET_MESSAGE_INTERVAL ||
+	       cmd == MAV_CMD_REQUEST_AUTOPILOT_CAPABILITIES;
+}
+
 static void command(struct gcs *g, int link, const struct command *c)
 {
 	g->stats.commands++;
-	if (!g->vehicle) {
+	if (!g->vehicle && !link_command(c->command)) {
 		ack(g, link, c, MAV_RESULT_UNSUPPORTED);
 		return;
 	}
@@ -120,7 +142,7 @@ static void command(struct gcs *g, int link, const struct command *c)
 
 bool gcs_command_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t now_us)
 {
-	struct command c = { .from_sys = f->sysid, .from_comp = f->compid };
+	struct command c = { .from_sys = f->sysid, .from_comp = f->compid, .link = link };
 	switch (f->msgid) {
 	case MAVLINK_MSG_ID_COMMAND_LONG: {
 		struct mavlink_command_long m;

@@ -14,6 +14,10 @@ bool gcs_for_us(const struct gcs *g, uint8_t sys, uint8_t comp);
 bool gcs_mission_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t now_us);
 /* COMMAND_LONG, COMMAND_INT and SET_MODE: true when f was one of them. */
 bool gcs_command_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t now_us);
+/* Looks up the SRn_* parameters. */
+void gcs_streams_init(struct gcs *g);
+/* Sends the streams that are due on every link. */
+void gcs_streams_tick(struct gcs *g, uint64_t now_us);
 /* Time-outs and retries of an upload. */
 void gcs_mission_tick(struct gcs *g, uint64_t now_us);
 

@@ -111,8 +111,13 @@ static int answer_all(int drop_seq)
 {
 	int sent_items = 0;
 	for (int guard = 0; guard < 200; guard++) {
-		const struct sent *r = &sent[n_sent - 1];
-		if (r->msgid != MAVLINK_MSG_ID_MISSION_REQUEST_INT)
+		/* The last word of the mission protocol (telemetry goes on around it). */
+		const struct sent *r = NULL;
+		for (unsigned int i = n_sent; i-- > 0 && !r;)
+			if (sent[i].msgid == MAVLINK_MSG_ID_MISSION_REQUEST_INT ||
+			    sent[i].msgid == MAVLINK_MSG_ID_MISSION_ACK)
+				r = &sent[i];
+		if (!r || r->msgid != MAVLINK_MSG_ID_MISSION_REQUEST_INT)
 			return sent_items;
 		struct mavlink_mission_request_int req;
 		mavlink_mission_request_int_unpack(r->payload, 5, &req);

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Telemetry streams: each streamed message belongs to one of ArduPilot's
+ * stream groups, whose rate on link n is parameter SRn_<GROUP> (Hz; links past
+ * 2 use SR2), unless SET_MESSAGE_INTERVAL set it for that link. A message is
+ * sent only when there is something true to say: no position before the
+ * estimator has one, and health bits that say what is known, nothing more.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mavlink/gcs_internal.h"
+#include "mavlink/mavlink_msgs.h"
+#include "param/param.h"
+
+#define FULMAR_SW_VERSION 0x00010000u  /* 0.1.0, MAVLink's major.minor.patch.type layout */
+
+static const struct stream {
+	uint32_t msgid;
+	const char *group;         /* SRn_<group> */
+} streams[GCS_STREAM_COUNT] = {
+	{ MAVLINK_MSG_ID_SYS_STATUS, "EXT_STAT" },
+	{ MAVLINK_MSG_ID_MISSION_CURRENT, "EXT_STAT" },
+	{ MAVLINK_MSG_ID_EKF_STATUS_REPORT, "EXTRA3" },
+	{ MAVLINK_MSG_ID_SYSTEM_TIME, "EXTRA3" },
+	{ MAVLINK_MSG_ID_ATTITUDE, "EXTRA1" },
+	{ MAVLINK_MSG_ID_GLOBAL_POSITION_INT, "POSITION" },
+	{ MAVLINK_MSG_ID_LOCAL_POSITION_NED, "POSITION" },
+	{ MAVLINK_MSG_ID_VFR_HUD, "EXTRA2" },
+	{ MAVLINK_MSG_ID_HOME_POSITION, "EXTRA3" },
+	{ MAVLINK_MSG_ID_AUTOPILOT_VERSION, NULL },   /* on request only */
+};
+
+void gcs_streams_init(struct gcs *g)
+{
+	for (int n = 0; n < 3; n++)
+		for (int i = 0; i < GCS_STREAM_COUNT; i++) {
+			char name[PARAM_NAME_LEN + 1];
+			g->sr_param[n][i] = -1;
+			if (!streams[i].group)
+				continue;
+			snprintf(name, sizeof(name), "SR%d_%s", n, streams[i].group);
+			g->sr_param[n][i] = param_find(name);
+		}
+}
+
+static int slot(uint32_t msgid)
+{
+	for (int i = 0; i < GCS_STREAM_COUNT; i++)
+		if (streams[i].msgid == msgid)
+			return i;
+	return -1;
+}
+
+/* The interval in force for slot i on link l, or 0 when off. */
+static uint64_t interval(const struct gcs *g, int l, int i)
+{
+	int32_t o = g->link[l].interval_us[i];
+	if (o < 0)
+		return 0;
+	if (o > 0)
+		return (uint64_t)o;
+	int p = g->sr_param[l < 3 ? l : 2][i];
+	if (p < 0)
+		return 0;
+	float hz = param_get(p);
+	return hz > 0 ? (uint64_t)(1e6f / hz) : 0;
+}
+
+int gcs_set_interval(struct gcs *g, int link, uint32_t msgid, int32_t interval_us)
+{
+	int i = slot(msgid);
+	if (i < 0 || link < 0 || link >= GCS_MAX_LINKS || interval_us < -1)
+		return -EINVAL;
+	g->link[link].interval_us[i] = interval_us;
+	g->link[link].next_us[i] = 0;
+	return 0;
+}
+
+static const uint32_t att = VEHICLE_ATTITUDE_VALID, alt = VEHICLE_ALTITUDE_VALID,
+		      pos = VEHICLE_POSITION_VALID;
+
+static bool has(const struct gcs *g, uint32_t bits)
+{
+	return (g->in.state.valid & bits) == bits;
+}
+
+/* Packs msgid into p when there is something true to send; false when not. */
+static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
+{
+	const struct vehicle_state *s = &g->in.state;
+	switch (msgid) {
+	case MAVLINK_MSG_ID_SYS_STATUS: {
+		struct mavlink_sys_status m = {
+			.onboard_control_sensors_present = g->in.sensors_present,
+			.onboard_control_sensors_enabled = g->in.sensors_enabled,
+			.onboard_control_sensors_health = g->in.sensors_health,
+			.load = g->in.load_permille,
+			.voltage_battery = UINT16_MAX,   /* no battery monitor yet: "unknown" */
+			.current_battery = -1,
+			.battery_remaining = -1,
+			.drop_rate_comm = g->in.drop_rate_permyriad,
+			.errors_comm = g->in.errors_comm,
+		};
+		mavlink_sys_status_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_MISSION_CURRENT: {
+		if (!g->mission)
+			return false;
+		struct mavlink_mission_current m = { .seq = g->mission->current,
+						     .total = g->mission->count };
+		mavlink_mission_current_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_EKF_STATUS_REPORT: {
+		/* EKF_STATUS_FLAGS from what the estimator says is valid. */
+		uint16_t flags = 0;
+		if (has(g, att))
+			flags |= 1;
+		if (has(g, pos))
+			flags |= 2 | 8 | 16 | 256 | 512;
+		if (has(g, alt))
+			flags |= 4 | 32;
+		if (!flags)
+			flags = 1024;  /* EKF_UNINITIALIZED */
+		struct mavlink_ekf_status_report m = { .flags = flags };
+		mavlink_ekf_status_report_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_SYSTEM_TIME: {
+		struct mavlink_system_time m = { .time_unix_usec = g->in.unix_us,
+						 .time_boot_ms = (uint32_t)((s->t_us ? s->t_us : g->boot_us) / 1000) };
+		mavlink_system_time_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_ATTITUDE: {
+		if (!has(g, att))
+			return false;
+		struct mavlink_attitude m = {
+			.time_boot_ms = (uint32_t)(s->t_us / 1000), .roll = s->roll_rad,
+			.pitch = s->pitch_rad, .yaw = s->yaw_rad, .rollspeed = s->rate_rad_s[0],
+			.pitchspeed = s->rate_rad_s[1], .yawspeed = s->rate_rad_s[2],
+		};
+		mavlink_attitude_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_GLOBAL_POSITION_INT: {
+		if (!has(g, pos | alt))
+			return false;
+		float hdg = atan2f(s->vel_ned_m_s[1], s->vel_ned_m_s[0]) * 57.29578f;
+		struct mavlink_global_position_int m = {
+			.time_boot_ms = (uint32_t)(s->t_us / 1000),
+			.lat = (int32_t)lround(s->lat_deg * 1e7), .lon = (int32_t)lround(s->lon_deg * 1e7),
+			.alt = (int32_t)lroundf(s->alt_msl_m * 1000), .relative_alt = (int32_t)lroundf(s->alt_rel_m * 1000),
+			.vx = (int16_t)lroundf(s->vel_ned_m_s[0] * 100), .vy = (int16_t)lroundf(s->vel_ned_m_s[1] * 100),
+			.vz = (int16_t)lroundf(s->vel_ned_m_s[2] * 100),
+			.hdg = (uint16_t)lroundf(fmodf(hdg + 360.0f, 360.0f) * 100),
+		};
+		mavlink_global_position_int_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_LOCAL_POSITION_NED:
+		/* Needs the estimator's local frame: nothing to say until it publishes one. */
+		return false;
+	case MAVLINK_MSG_ID_VFR_HUD: {
+		if (!has(g, att | alt))
+			return false;
+		float gs = hypotf(s->vel_ned_m_s[0], s->vel_ned_m_s[1]);
+		struct mavlink_vfr_hud m = {
+			.airspeed = (s->valid & VEHICLE_AIRSPEED_VALID) ? s->airspeed_m_s : gs,
+			.groundspeed = has(g, pos) ? gs : 0, .alt = s->alt_msl_m,
+			.climb = -s->vel_ned_m_s[2],
+			.heading = (int16_t)lroundf(fmodf(s->yaw_rad * 57.29578f + 360.0f, 360.0f)),
+		};
+		mavlink_vfr_hud_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_HOME_POSITION: {
+		/* Home is mission item 0, as ArduPilot keeps it. */
+		if (!g->mission || g->mission->count == 0)
+			return false;
+		const struct mission_item *h = &g->mission->items[0];
+		struct mavlink_home_position m = { .latitude = h->x, .longitude = h->y,
+						   .altitude = (int32_t)lroundf(h->z * 1000),
+						   .q = { 1, 0, 0, 0 } };
+		mavlink_home_position_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_AUTOPILOT_VERSION: {
+		struct mavlink_autopilot_version m = {
+			/* MISSION_FLOAT, PARAM_FLOAT, MISSION_INT, COMMAND_INT, MAVLINK2 */
+			.capabilities = 1 | 2 | 4 | 8 | 8192,
+			.flight_sw_version = FULMAR_SW_VERSION,
+		};
+		memcpy(m.flight_custom_version, "fulmar\0", 8);
+		mavlink_autopilot_version_pack(&m, p);
+		return true;
+	}
+	}
+	return false;
+}
+
+int gcs_send_message(struct gcs *g, int link, uint32_t msgid)
+{
+	uint8_t p[255];
+	if (slot(msgid) < 0)
+		return -ENOENT;
+	if (!build(g, msgid, p))
+		return -EAGAIN;
+	g->tx.send(g->tx.ctx, link, msgid, p);
+	return 0;
+}
+
+void gcs_streams_tick(struct gcs *g, uint64_t now_us)
+{
+	for (int l = 0; l < GCS_MAX_LINKS; l++) {
+		struct gcs_link_state *ls = &g->link[l];
+		for (int i = 0; i < GCS_STREAM_COUNT; i++) {
+			uint64_t iv = interval(g, l, i);
+			if (iv == 0 || now_us < ls->next_us[i])
+				continue;
+			/* Drift-free, and after a gap it starts again from now. */
+			ls->next_us[i] = ls->next_us[i] + iv > now_us ? ls->next_us[i] + iv : now_us + iv;
+			uint8_t p[255];
+			if (build(g, streams[i].msgid, p))
+				g->tx.send(g->tx.ctx, l, streams[i].msgid, p);
+		}
+	}
+}

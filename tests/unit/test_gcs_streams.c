@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mavlink/gcs.h"
+#include "mavlink/mavlink_msgs.h"
+#include "param/param.h"
+
+static struct sent {
+	int link;
+	uint32_t msgid;
+	uint8_t payload[255];
+} sent[20000];
+static unsigned int n_sent;
+
+static void capture(void *ctx, int link, uint32_t msgid, const uint8_t *payload)
+{
+	assert_true(n_sent < 20000);
+	sent[n_sent].link = link;
+	sent[n_sent].msgid = msgid;
+	memcpy(sent[n_sent].payload, payload, mavlink_msg_info(msgid)->max_len);
+	n_sent++;
+}
+
+static struct gcs g;
+static struct vehicle v;
+static struct mission ms;
+static struct mavlink_frame frame;
+
+static int setup(void **state)
+{
+	param_init();
+	vehicle_init(&v);
+	mission_clear(&ms);
+	struct gcs_tx tx = { capture, NULL };
+	gcs_init(&g, 1, 1, &tx, &ms);
+	g.vehicle = &v;
+	n_sent = 0;
+	return 0;
+}
+
+static unsigned int count(int link, uint32_t msgid)
+{
+	unsigned int c = 0;
+	for (unsigned int i = 0; i < n_sent; i++)
+		c += sent[i].msgid == msgid && sent[i].link == link;
+	return c;
+}
+
+static const struct sent *last(uint32_t msgid)
+{
+	for (unsigned int i = n_sent; i-- > 0;)
+		if (sent[i].msgid == msgid)
+			return &sent[i];
+	return NULL;
+}
+
+/* Runs the services at 50 Hz for seconds s from t0. */
+static void run(uint64_t t0_us, double s)
+{
+	for (uint64_t t = 0; t < (uint64_t)(s * 1e6); t += 20000)
+		gcs_tick(&g, t0_us + t);
+}
+
+static int command(uint16_t cmd, float p1, float p2)
+{
+	struct mavlink_command_long c = { .command = cmd, .param1 = p1, .param2 = p2,
+					  .target_system = 1, .target_component = 1 };
+	uint8_t p[255], buf[MAVLINK_MAX_FRAME_LEN];
+	mavlink_command_long_pack(&c, p);
+	struct mavlink_parser parser;
+	mavlink_parser_init(&parser);
+	struct mavlink_header h = { 2, 0, 255, 190, MAVLINK_MSG_ID_COMMAND_LONG };
+	size_t n = mavlink_encode(&h, p, buf);
+	bool got;
+	mavlink_parse(&parser, buf, n, &frame, &got);
+	gcs_handle(&g, 0, &frame, 1000);
+	struct mavlink_command_ack a;
+	mavlink_command_ack_unpack(last(MAVLINK_MSG_ID_COMMAND_ACK)->payload, 10, &a);
+	return a.result;
+}
+
+static void test_streams_say_only_what_is_known(void **state)
+{
+	run(1000000, 10);
+	/* SR0_EXT_STAT = 1 Hz: ten SYS_STATUS on link 0; links 1 and 2 the same by their SRn. */
+	assert_int_equal(count(0, MAVLINK_MSG_ID_SYS_STATUS), 10);
+	assert_int_equal(count(1, MAVLINK_MSG_ID_SYS_STATUS), 10);
+	/* Nothing estimated: no attitude, no position, an uninitialised EKF. */
+	assert_int_equal(count(0, MAVLINK_MSG_ID_ATTITUDE), 0);
+	assert_int_equal(count(0, MAVLINK_MSG_ID_GLOBAL_POSITION_INT), 0);
+	struct mavlink_ekf_status_report e;
+	mavlink_ekf_status_report_unpack(last(MAVLINK_MSG_ID_EKF_STATUS_REPORT)->payload, 26, &e);
+	assert_int_equal(e.flags, 1024);
+	struct mavlink_sys_status ss;
+	mavlink_sys_status_unpack(last(MAVLINK_MSG_ID_SYS_STATUS)->payload, 43, &ss);
+	assert_int_equal(ss.onboard_control_sensors_health, 0);
+	assert_int_equal(ss.voltage_battery, UINT16_MAX);
+	assert_int_equal(ss.battery_remaining, -1);
+}
+
+static void test_streams_follow_srn_and_set_message_interval(void **state)
+{
+	g.in.state.valid = VEHICLE_ATTITUDE_VALID;
+	g.in.state.roll_rad = 0.25f;
+	param_set(param_find("SR0_EXTRA1"), 10);
+	run(1000000, 2);
+	assert_int_equal(count(0, MAVLINK_MSG_ID_ATTITUDE), 20);
+	assert_int_equal(count(1, MAVLINK_MSG_ID_ATTITUDE), 2);  /* SR1_EXTRA1 is still 1 */
+	struct mavlink_attitude a;
+	mavlink_attitude_unpack(last(MAVLINK_MSG_ID_ATTITUDE)->payload, 28, &a);
+	assert_true(a.roll == 0.25f);
+
+	/* 50 ms on link 0 by command, then off. */
+	assert_int_equal(command(511, MAVLINK_MSG_ID_ATTITUDE, 50000), 0);
+	n_sent = 0;
+	run(4000000, 1);
+	assert_int_equal(count(0, MAVLINK_MSG_ID_ATTITUDE), 20);
+	assert_int_equal(command(511, MAVLINK_MSG_ID_ATTITUDE, -1), 0);
+	n_sent = 0;
+	run(6000000, 1);
+	assert_int_equal(count(0, MAVLINK_MSG_ID_ATTITUDE), 0);
+	assert_int_equal(command(511, 9999, 1000), 2);  /* not a stream: DENIED */
+}
+
+static void test_request_message_and_capabilities(void **state)
+{
+	assert_int_equal(command(512, MAVLINK_MSG_ID_AUTOPILOT_VERSION, 0), 0);
+	struct mavlink_autopilot_version av;
+	mavlink_autopilot_version_unpack(last(MAVLINK_MSG_ID_AUTOPILOT_VERSION)->payload, 78, &av);
+	assert_true(av.capabilities & 8192);  /* MAVLINK2 */
+	assert_true(av.capabilities & 4);     /* MISSION_INT */
+	assert_int_equal(command(512, MAVLINK_MSG_ID_GLOBAL_POSITION_INT, 0), 1);  /* nothing yet */
+	assert_int_equal(command(512, 12345, 0), 3);
+	assert_int_equal(command(512, MAVLINK_MSG_ID_HOME_POSITION, 0), 1);  /* no home yet */
+	ms.count = 1;
+	ms.items[0].x = 520000000;
+	assert_int_equal(command(512, MAVLINK_MSG_ID_HOME_POSITION, 0), 0);
+	assert_int_equal(command(520, 1, 0), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_streams_say_only_what_is_known, setup),
+		cmocka_unit_test_setup(test_streams_follow_srn_and_set_message_interval, setup),
+		cmocka_unit_test_setup(test_request_message_and_capabilities, setup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
