@@ -128,6 +128,8 @@ int links_open(struct links *ls, const struct link_spec *specs, unsigned int n,
 	ls->compid = compid;
 	router_init(&ls->router, sysid, compid);
 	mavlink_signing_init(&ls->signing);
+	mavlink_signing_init(&ls->tx_signing);
+	topic_init(&ls->key_topic, ls->key_store, sizeof(struct links_key));
 	ring_init(&ls->rx, ls->rx_store, LINKS_RX_FRAMES, sizeof(ls->rx_store[0]));
 	for (unsigned int i = 0; i < n; i++) {
 		struct link *l = &ls->link[i];
@@ -281,6 +283,11 @@ static void write_link(struct link *l)
 void links_poll(void *ctx, uint64_t now_us)
 {
 	struct links *ls = ctx;
+	if (topic_generation(&ls->key_topic) != ls->key_seen) {
+		struct links_key k;
+		ls->key_seen = topic_read(&ls->key_topic, &k);
+		mavlink_signing_set_key(&ls->signing, k.key, k.timestamp);
+	}
 	for (unsigned int i = 0; i < ls->n; i++)
 		read_link(ls, i, now_us);
 	for (unsigned int i = 0; i < ls->n; i++)
@@ -296,6 +303,7 @@ static void send_one(struct links *ls, struct link *l, uint32_t msgid, const uin
 	size_t n = mavlink_encode(&h, payload, frame);
 	if (n == 0)
 		return;
+	n = mavlink_sign(&ls->tx_signing, frame, n, (uint8_t)(l - ls->link), 0);
 	if (ring_free(&l->tx) < n) {
 		/* A slow or vanished ground station costs telemetry, never the loop. */
 		l->tx_frames_dropped++;
@@ -315,6 +323,20 @@ void links_send(void *ctx, int link, uint32_t msgid, const uint8_t *payload)
 	} else if (link >= 0 && (unsigned int)link < ls->n) {
 		send_one(ls, &ls->link[link], msgid, payload);
 	}
+}
+
+void links_set_key(struct links *ls, const uint8_t key[MAVLINK_KEY_LEN], uint64_t ts)
+{
+	struct links_key k = { .timestamp = ts };
+	memcpy(k.key, key, MAVLINK_KEY_LEN);
+	mavlink_signing_set_key(&ls->tx_signing, key, ts);
+	topic_publish(&ls->key_topic, &k);
+}
+
+void links_signing_clock(struct links *ls, uint64_t ts)
+{
+	if (ts > ls->tx_signing.timestamp)
+		ls->tx_signing.timestamp = ts;
 }
 
 bool links_receive(struct links *ls, struct links_rx *out)

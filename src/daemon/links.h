@@ -20,6 +20,7 @@
 #include "mavlink/router.h"
 #include "mavlink/signing.h"
 #include "util/ring.h"
+#include "util/topic.h"
 
 #define LINKS_MAX 8
 #define LINK_TX_BYTES 16384          /* main -> uart, per link */
@@ -82,12 +83,22 @@ struct links_rx {
 	struct mavlink_frame frame;
 };
 
+/* The signing key as the main thread hands it to the uart thread. */
+struct links_key {
+	uint8_t key[MAVLINK_KEY_LEN];  /* all zero: signing off */
+	uint64_t timestamp;            /* our signing clock when it was set */
+};
+
 struct links {
 	struct link link[LINKS_MAX];
 	unsigned int n;
 	uint8_t sysid, compid;
 	struct router router;               /* uart thread */
-	struct mavlink_signing signing;     /* uart thread */
+	struct mavlink_signing signing;     /* uart thread: checks what arrives */
+	struct mavlink_signing tx_signing;  /* main thread: signs what we send */
+	struct topic key_topic;             /* main -> uart */
+	_Atomic uint32_t key_store[TOPIC_WORDS(struct links_key)];
+	uint32_t key_seen;                  /* uart thread: generation taken */
 	struct ring rx;                     /* uart -> main */
 	struct links_rx rx_store[LINKS_RX_FRAMES];
 };
@@ -105,6 +116,13 @@ void links_poll(void *ctx, uint64_t now_us);
 
 /* main thread: frames a packed message for one link or all (GCS_LINK_ALL, -1). */
 void links_send(void *ctx, int link, uint32_t msgid, const uint8_t *payload);
+/*
+ * Main thread (or start-up): signing with key from now on (all zero: off).
+ * ts: the signing clock now (mavlink_signing_timestamp of the wall clock).
+ */
+void links_set_key(struct links *ls, const uint8_t key[MAVLINK_KEY_LEN], uint64_t ts);
+/* Main thread: keeps the signing clock up with the wall clock. */
+void links_signing_clock(struct links *ls, uint64_t ts);
 /* main thread: the next frame meant for us, false when none. */
 bool links_receive(struct links *ls, struct links_rx *out);
 

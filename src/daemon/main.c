@@ -274,7 +274,7 @@ int main(int argc, char **argv)
 	if (rc) {
 		log_err("%s", err);
 		devices_close(&devs);
-		return EX_IOERR;
+		return rc == -EINVAL ? EX_CONFIG : EX_IOERR;
 	}
 	int status = run();
 	services_close();

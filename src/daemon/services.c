@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "daemon/links.h"
 #include "fulmar/storage.h"
@@ -42,6 +43,10 @@ static struct services {
 	int arming_check_idx;
 	_Atomic int exit_request;       /* enum gcs_exit_request: main writes, leader reads */
 	const struct sched *sched;      /* for the main loop's load */
+	char key_path[PATH_MAX + 32];   /* the MAVLink signing key, mode 0600 */
+	uint32_t signing_seen;          /* main: the gcs generation applied */
+	uint8_t key_copy[MAVLINK_KEY_LEN];  /* main -> io, like the mission */
+	_Atomic int key_save;           /* enum save_state */
 	uint64_t gcs_last_us;
 	char param_path[PATH_MAX + 16]; /* empty: no state directory, nothing saved */
 	uint32_t saved_generation;      /* io thread */
@@ -172,6 +177,44 @@ int services_mission(const struct config *cfg, const char *load_mission, char *e
 	return 0;
 }
 
+static uint64_t unix_us_now(void)
+{
+	struct timespec rt;
+	if (clock_gettime(CLOCK_REALTIME, &rt) != 0)
+		return 0;
+	return (uint64_t)rt.tv_sec * 1000000u + (uint64_t)rt.tv_nsec / 1000u;
+}
+
+/* Writes (or, for the all-zero key, removes) the key file. io thread or start-up. */
+static int save_key(const uint8_t key[MAVLINK_KEY_LEN])
+{
+	static const uint8_t zero[MAVLINK_KEY_LEN];
+	if (memcmp(key, zero, MAVLINK_KEY_LEN) == 0)
+		return unlink(sv.key_path) == 0 || errno == ENOENT ? 0 : -errno;
+	return storage_write_atomic(sv.key_path, key, MAVLINK_KEY_LEN, 0600);
+}
+
+/*
+ * A key saved by SETUP_SIGNING turns signing on at start. A key file that is
+ * not 32 bytes is refused, not ignored: flying unsigned because a file went
+ * bad would open the aircraft to anyone.
+ */
+static int load_key(char *err, size_t err_len)
+{
+	uint8_t key[MAVLINK_KEY_LEN + 1];
+	long n = storage_read(sv.key_path, key, sizeof(key));
+	if (n == -ENOENT)
+		return 0;
+	if (n != MAVLINK_KEY_LEN) {
+		snprintf(err, err_len, "%s: %s (remove it to turn MAVLink signing off)", sv.key_path,
+			 n < 0 ? strerror((int)-n) : "not a 32-byte signing key");
+		return -EINVAL;
+	}
+	links_set_key(&sv.links, key, mavlink_signing_timestamp(unix_us_now()));
+	log_info("MAVLink signing on (key from %s)", sv.key_path);
+	return 0;
+}
+
 int services_links(const struct config *cfg, char *err, size_t err_len)
 {
 	struct link_spec specs[LINKS_MAX];
@@ -184,6 +227,15 @@ int services_links(const struct config *cfg, char *err, size_t err_len)
 		char what[256];
 		link_spec_format(&specs[i], what, sizeof(what));
 		log_info("MAVLink link %u: %s", i, what);
+	}
+	atomic_init(&sv.key_save, SAVE_IDLE);
+	if (sv.param_path[0]) {
+		snprintf(sv.key_path, sizeof(sv.key_path), "%s/mavlink-signing.key", cfg->state_dir);
+		rc = load_key(err, err_len);
+		if (rc) {
+			links_close(&sv.links);
+			return rc;
+		}
 	}
 	struct gcs_tx tx = { links_send, &sv.links };
 	gcs_init(&sv.gcs, sysid, MAV_COMP_ID_AUTOPILOT1, &tx, &sv.mission);
@@ -216,9 +268,8 @@ static void gcs_task(void *ctx, uint64_t now_us)
 	uint64_t period_ns = sv.sched->th[SCHED_MAIN].period_ns;
 	uint64_t load = period_ns ? hist_mean(&st->run_time) * 1000 / period_ns : 0;
 	sv.gcs.in.load_permille = (uint16_t)(load > 1000 ? 1000 : load);
-	struct timespec rt;
-	sv.gcs.in.unix_us = clock_gettime(CLOCK_REALTIME, &rt) == 0 ?
-		(uint64_t)rt.tv_sec * 1000000u + (uint64_t)rt.tv_nsec / 1000u : 0;
+	sv.gcs.in.unix_us = unix_us_now();
+	links_signing_clock(&sv.links, mavlink_signing_timestamp(sv.gcs.in.unix_us));
 	static struct links_rx rx;  /* main thread only */
 	/* Bounded, so a flood of frames cannot take the loop's time. */
 	for (int i = 0; i < LINKS_RX_FRAMES && links_receive(&sv.links, &rx); i++)
@@ -226,6 +277,19 @@ static void gcs_task(void *ctx, uint64_t now_us)
 	gcs_tick(&sv.gcs, now_us);
 	if (sv.gcs.exit_request != GCS_EXIT_NONE)
 		atomic_store(&sv.exit_request, sv.gcs.exit_request);
+
+	/* A new signing key: in force at once, saved by the io thread. */
+	if (sv.gcs.signing_generation != sv.signing_seen &&
+	    atomic_load_explicit(&sv.key_save, memory_order_acquire) == SAVE_IDLE) {
+		sv.signing_seen = sv.gcs.signing_generation;
+		uint64_t ts = mavlink_signing_timestamp(sv.gcs.in.unix_us);
+		links_set_key(&sv.links, sv.gcs.signing_key,
+			      sv.gcs.signing_timestamp > ts ? sv.gcs.signing_timestamp : ts);
+		if (sv.key_path[0]) {
+			memcpy(sv.key_copy, sv.gcs.signing_key, MAVLINK_KEY_LEN);
+			atomic_store_explicit(&sv.key_save, SAVE_PENDING, memory_order_release);
+		}
+	}
 
 	/* A changed mission goes to the io thread when it is free: copying is all main does. */
 	if (sv.mission_path[0] && sv.gcs.mission_generation != sv.mission_handed &&
@@ -251,10 +315,23 @@ static void save_mission_task(void)
 	atomic_store_explicit(&sv.mission_save, SAVE_IDLE, memory_order_release);
 }
 
-/* io thread: saves the parameters and the mission when they changed. */
+/* io thread: saves a new signing key handed over by the main thread. */
+static void save_key_task(void)
+{
+	if (atomic_load_explicit(&sv.key_save, memory_order_acquire) != SAVE_PENDING)
+		return;
+	atomic_store_explicit(&sv.key_save, SAVE_BUSY, memory_order_relaxed);
+	int rc = save_key(sv.key_copy);
+	if (rc)
+		log_err("saving the signing key to %s: %s", sv.key_path, strerror(-rc));
+	atomic_store_explicit(&sv.key_save, SAVE_IDLE, memory_order_release);
+}
+
+/* io thread: saves the parameters, the mission and the key when they changed. */
 static void save_task(void *ctx, uint64_t now_us)
 {
 	save_mission_task();
+	save_key_task();
 	if (!sv.param_path[0] || param_generation() == sv.saved_generation)
 		return;
 	int rc = save_params();

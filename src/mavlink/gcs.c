@@ -159,6 +159,20 @@ void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t
 		break;
 	case MAVLINK_MSG_ID_HEARTBEAT:
 		break;
+	case MAVLINK_MSG_ID_SETUP_SIGNING: {
+		struct mavlink_setup_signing m;
+		mavlink_setup_signing_unpack(mavlink_payload(f), f->len, &m);
+		if (!gcs_for_us(g, m.target_system, m.target_component))
+			break;
+		/* With signing on, this arrived signed (the links refuse it otherwise). */
+		memcpy(g->signing_key, m.secret_key, sizeof(g->signing_key));
+		g->signing_timestamp = m.initial_timestamp;
+		g->signing_generation++;
+		static const uint8_t zero[32];
+		gcs_text(g, GCS_SEV_NOTICE, "%s", memcmp(m.secret_key, zero, 32) ?
+			 "Signing key installed" : "Signing off");
+		break;
+	}
 	case MAVLINK_MSG_ID_TIMESYNC: {
 		struct mavlink_timesync t;
 		mavlink_timesync_unpack(mavlink_payload(f), f->len, &t);

@@ -117,6 +117,10 @@ struct gcs {
 	uint32_t arming_check;    /* ARMING_CHECK, read by the owner */
 	enum gcs_exit_request exit_request;
 	struct gcs_inputs in;
+	/* SETUP_SIGNING: the key a ground station installed (all zero: off), for the owner. */
+	uint8_t signing_key[32];
+	uint64_t signing_timestamp;
+	uint32_t signing_generation;  /* bumped by each SETUP_SIGNING */
 	int sr_param[3][GCS_STREAM_COUNT];  /* SRn_* parameter of each stream's group, -1 none */
 	uint64_t boot_us;                   /* time of the first tick */
 	uint32_t mission_generation;  /* bumped on every change, for saving */

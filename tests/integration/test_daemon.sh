@@ -86,6 +86,10 @@ expect 74 "telem (telemetry radio (USB serial)): $tmp/no-such-tty: No such file 
 	"unreadable device names the device and gives 74" -- --config "$tmp/dev.conf"
 { cat "$conf"; printf '[thread.io]\ncpu = 1023\n'; } >"$tmp/cpu.conf"
 expect 71 "cannot start thread io on CPU 1023" "a CPU the machine lacks gives 71" -- --config "$tmp/cpu.conf"
+mkdir -p "$tmp/badkey/state" && printf 'short' >"$tmp/badkey/state/mavlink-signing.key"
+sed "s|^state_dir = .*|state_dir = $tmp/badkey/state|" "$conf" >"$tmp/badkey.conf"
+expect 78 "mavlink-signing.key: not a 32-byte signing key (remove it to turn MAVLink signing off)" \
+	"a damaged signing key refuses to start rather than fly unsigned" -- --config "$tmp/badkey.conf"
 expect 64 "Usage:" "unknown option gives 64" -- --no-such-option
 expect 64 "unexpected argument" "stray argument gives 64" -- stray
 expect 0 "board: sim" "--board-info describes the board" -- --board-info
@@ -96,8 +100,11 @@ expect 0 "Exit status" "--help" -- --help
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ "$sanitized" = false ]; then
 	chmod 755 "$tmp"
 	if setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$fulmard"; then
+		# Its own state directory: the one root made is not the nobody user's to read.
+		mkdir -p "$tmp/nobody" && chown 65534:65534 "$tmp/nobody"
+		sed "s|^state_dir = .*|state_dir = $tmp/nobody/state|" "$conf" >"$tmp/nobody.conf"
 		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-			"$fulmard" --config "$conf" >"$tmp/out3" 2>&1 &
+			"$fulmard" --config "$tmp/nobody.conf" >"$tmp/out3" 2>&1 &
 		pid=$!
 		wait_for "$tmp/out3" "running: six threads"
 		kill -TERM "$pid"

@@ -66,13 +66,20 @@ class Gcs {
 		this.splitter.pipe(parser);
 		parser.on('data', p => {
 			const clazz = registry[p.header.msgid];
-			if (clazz) this.got.push({ id: p.header.msgid, sysid: p.header.sysid, data: p.protocol.data(p.payload, clazz) });
+			if (clazz) this.got.push({ id: p.header.msgid, sysid: p.header.sysid, data: p.protocol.data(p.payload, clazz),
+				signature: p.signature });
 		});
 		this.sock.on('message', msg => this.splitter.write(msg));
 	}
 	async open() { await new Promise(r => this.sock.bind(0, '127.0.0.1', r)); }
-	send(msg) {
-		const buf = this.proto.serialize(msg, this.seq++ & 255);
+	send(msg, key) {
+		let buf;
+		if (key) {
+			const proto = new m.MavLinkProtocolV2(255, 190, 0x01);
+			buf = proto.sign(proto.serialize(msg, this.seq++ & 255), 0, key, Date.now());
+		} else {
+			buf = this.proto.serialize(msg, this.seq++ & 255);
+		}
 		return new Promise(r => this.sock.send(buf, this.port, '127.0.0.1', r));
 	}
 	async waitFor(pred, ms) {
@@ -287,6 +294,58 @@ async function killDuringSaves(port) {
 	check(whole === rounds, `SIGKILL during saves: ${whole} of ${rounds} restarts found the old or the new file whole`);
 }
 
+const KEY = Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 37 + 11) & 255));
+if (KEY.length !== 32) throw new Error('the test key must be 32 bytes');
+
+function readRequest(name) {
+	const read = new m.common.ParamRequestRead();
+	read.targetSystem = 1; read.targetComponent = 1; read.paramId = name; read.paramIndex = -1;
+	return read;
+}
+
+async function signedRead(g, key) {
+	g.got.length = 0;
+	await g.send(readRequest('SYSID_MYGCS'), key);
+	return g.waitFor(p => p.id === 22 && paramName(p.data) === 'SYSID_MYGCS', 1500);
+}
+
+async function signingOn(port) {
+	const g = new Gcs(port);
+	await g.open();
+	await g.send(heartbeat());
+	const setup = new m.common.SetupSigning();
+	setup.targetSystem = 1; setup.targetComponent = 1; setup.secretKey = [...KEY];
+	setup.initialTimestamp = BigInt(Date.now() - Date.UTC(2015, 0, 1)) * 100n;
+	await g.send(setup);
+	const said = await g.waitFor(p => p.id === 253 && /Signing key installed/.test(p.data.text), 2000);
+	check(said !== null, 'SETUP_SIGNING installs a key');
+	await sleep(200);
+	let mode = -1;
+	try { mode = fs.statSync(path.join(dir, 'state', 'mavlink-signing.key')).mode & 0o777; } catch (e) { /* checked below */ }
+	check(mode === 0o600, `and keeps it in the state directory with mode 0600 (${mode.toString(8)})`);
+	check(await signedRead(g, null) === null, 'with a key, an unsigned request is refused');
+	const v = await signedRead(g, KEY);
+	check(v !== null, 'a request signed with the key is answered');
+	check(v && v.signature && v.signature.matches(KEY), 'and the answer is signed with the key');
+	check(await signedRead(g, Buffer.alloc(32, 7)) === null, 'a request signed with another key is refused');
+	g.close();
+}
+
+async function signingAfterRestart(port) {
+	const g = new Gcs(port);
+	await g.open();
+	await g.send(heartbeat(), KEY);
+	check(await signedRead(g, null) === null && await signedRead(g, KEY) !== null,
+		'after a restart the saved key is still enforced');
+	const off = new m.common.SetupSigning();
+	off.targetSystem = 1; off.targetComponent = 1; off.secretKey = new Array(32).fill(0);
+	off.initialTimestamp = 0n;
+	await g.send(off, KEY);
+	await sleep(200);
+	check(await signedRead(g, null) !== null, 'a signed SETUP_SIGNING with a zero key turns signing off');
+	g.close();
+}
+
 async function session2(port) {
 	const g = new Gcs(port);
 	await g.open();
@@ -305,10 +364,12 @@ async function session2(port) {
 	check(daemon !== null && log.includes('running: six threads'), 'fulmard starts with a UDP link');
 	await session1(port);
 	await missionSession(port, true);
+	await signingOn(port);
 	await sleep(200);  // the io thread saves within a loop or two
 	const r = await stop();
 	check(r.code === 0, 'fulmard stops cleanly');
 	await start(port);
+	await signingAfterRestart(port);
 	await session2(port);
 	await missionSession(port, false);
 	await killDuringSaves(port);
