@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* Packet layout and transfer functions: MS4525DO datasheet (1.5 to 1.6.2, transfer function). */
+#include "drivers/ms4525.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "fulmar/i2c.h"
+
+#define PA_PER_PSI 6894.757293168f
+#define FULL_SCALE 16383.0f
+#define STATUS_NORMAL 0
+#define STATUS_STALE 2
+#define SETUP_TRIES 10
+#define RETRY_US 20000u
+
+int ms4525_init(struct ms4525 *s, const struct ms4525_config *cfg)
+{
+	if (!cfg->bus || (unsigned int)cfg->output > MS4525_OUTPUT_B)
+		return -EINVAL;
+	bool default_range = cfg->p_min_psi == 0.0f && cfg->p_max_psi == 0.0f;
+	if (!default_range && !(cfg->p_max_psi > cfg->p_min_psi))
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	if (!s->cfg.addr)
+		s->cfg.addr = MS4525_I2C_ADDR;
+	if (!s->cfg.output)
+		s->cfg.output = MS4525_OUTPUT_A;
+	if (default_range) {
+		s->cfg.p_min_psi = -1.0f;
+		s->cfg.p_max_psi = 1.0f;
+	}
+	if (!s->cfg.interval_us)
+		s->cfg.interval_us = 10000;
+	return 0;
+}
+
+float ms4525_pressure_pa(const struct ms4525_config *cfg, uint16_t counts14)
+{
+	float low = cfg->output == MS4525_OUTPUT_B ? 0.05f : 0.10f;
+	float span = 1.0f - 2.0f * low;
+	float psi = ((float)counts14 - low * FULL_SCALE) * (cfg->p_max_psi - cfg->p_min_psi) /
+		    (span * FULL_SCALE) + cfg->p_min_psi;
+
+	return psi * PA_PER_PSI;
+}
+
+float ms4525_temp_c(uint16_t counts11)
+{
+	return (float)counts11 * 200.0f / 2047.0f - 50.0f;
+}
+
+int ms4525_poll(struct ms4525 *s, uint64_t now_us, struct airspeed_sample *out)
+{
+	uint8_t d[4];
+
+	if (s->failed)
+		return -ENODEV;
+	if (now_us < s->next_us)
+		return 0;
+	s->next_us = now_us + s->cfg.interval_us;
+	int err = i2c_read(s->cfg.bus, s->cfg.addr, d, sizeof(d));
+	if (err) {
+		s->stats.bus_errors++;
+		if (!s->ever_read && ++s->attempts >= SETUP_TRIES) {
+			s->failed = true;
+			return -ENODEV;
+		}
+		if (!s->ever_read)
+			s->next_us = now_us + RETRY_US;
+		return err;
+	}
+	s->ever_read = true;
+
+	uint8_t status = d[0] >> 6;
+	if (status == STATUS_STALE) {
+		s->stats.stale++;
+		return 0;
+	}
+	if (status != STATUS_NORMAL) {
+		s->stats.faults++;
+		return -EIO;
+	}
+	uint16_t p = (uint16_t)((d[0] & 0x3f) << 8 | d[1]);
+	/* The last 5 bits of the fourth byte are undefined (1.6.1). */
+	uint16_t t = (uint16_t)(d[2] << 3 | d[3] >> 5);
+	s->last = (struct airspeed_sample){
+		.t_us = now_us,
+		.diff_pressure_pa = ms4525_pressure_pa(&s->cfg, p),
+		.temp_c = ms4525_temp_c(t),
+	};
+	s->have_last = true;
+	s->stats.samples++;
+	*out = s->last;
+	return 1;
+}
+
+bool ms4525_last_sample(const struct ms4525 *s, struct airspeed_sample *out)
+{
+	if (!s->have_last)
+		return false;
+	*out = s->last;
+	return true;
+}
+
+const struct ms4525_stats *ms4525_stats(const struct ms4525 *s)
+{
+	return &s->stats;
+}
+
+uint64_t ms4525_next_poll_us(const struct ms4525 *s)
+{
+	return s->next_us;
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * Registers and sequences: PCA9685 product data sheet (NXP, rev. 4):
+ * 7.3.1 MODE1 (restart, EXTCLK), 7.3.3 LED output and PWM control,
+ * 7.3.5 PRE_SCALE.
+ */
+#include "drivers/pca9685.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "fulmar/gpio.h"
+#include "fulmar/i2c.h"
+
+#define REG_MODE1 0x00
+#define REG_MODE2 0x01
+#define REG_LED0_ON_L 0x06
+#define REG_ALL_LED_ON_L 0xfa
+#define REG_PRE_SCALE 0xfe
+
+#define MODE1_RESTART 0x80
+#define MODE1_EXTCLK 0x40
+#define MODE1_AI 0x20
+#define MODE1_SLEEP 0x10
+#define MODE2_OUTDRV 0x04        /* totem-pole outputs */
+#define LED_FULL 0x10            /* bit 4 of LEDn_ON_H / LEDn_OFF_H */
+
+#define PRESCALE_MIN 3
+#define PRESCALE_MAX 255
+#define COUNTS_MAX 4095u
+
+/* The oscillator needs 500 us after SLEEP is cleared (7.3.1.1). */
+#define OSC_WAIT_US 500u
+#define RETRY_US 10000u
+#define SETUP_TRIES 5
+
+enum pca9685_state {
+	PCA_STATE_SLEEP = 1,
+	PCA_STATE_PRESCALE,
+	PCA_STATE_WAKE,
+	PCA_STATE_RESTART,
+	PCA_STATE_VERIFY,
+	PCA_STATE_READY,
+	PCA_STATE_FAILED,
+};
+
+uint32_t pca9685_prescale_for(uint32_t osc_hz, uint32_t freq_hz)
+{
+	uint64_t d = 4096ull * freq_hz;
+
+	return (uint32_t)((osc_hz + d - 1) / d) - 1;
+}
+
+uint16_t pca9685_us_to_counts(uint32_t osc_hz, uint8_t prescale, uint32_t pulse_us)
+{
+	uint64_t den = (uint64_t)(prescale + 1u) * 1000000u;
+	uint64_t counts = ((uint64_t)pulse_us * osc_hz + den / 2) / den;
+
+	return (uint16_t)(counts > COUNTS_MAX ? COUNTS_MAX : counts);
+}
+
+int pca9685_init(struct pca9685 *p, const struct pca9685_config *cfg)
+{
+	if (!cfg->bus || cfg->channel_offset >= PCA9685_CHANNELS)
+		return -EINVAL;
+	uint32_t clock = cfg->ext_clock_hz ? cfg->ext_clock_hz
+			 : (cfg->osc_hz ? cfg->osc_hz : PCA9685_INTERNAL_OSC_HZ);
+	uint32_t freq = cfg->freq_hz ? cfg->freq_hz : 50;
+	uint32_t prescale = pca9685_prescale_for(clock, freq);
+	if (prescale < PRESCALE_MIN || prescale > PRESCALE_MAX)
+		return -EINVAL;
+
+	memset(p, 0, sizeof(*p));
+	p->cfg = *cfg;
+	p->cfg.freq_hz = (uint16_t)freq;
+	if (!p->cfg.addr)
+		p->cfg.addr = PCA9685_I2C_ADDR;
+	p->clock_hz = clock;
+	p->prescale = (uint8_t)prescale;
+	p->mode1 = MODE1_AI | (cfg->ext_clock_hz ? MODE1_EXTCLK : 0);
+	p->state = PCA_STATE_SLEEP;
+	p->stats.setups = 1;
+	return 0;
+}
+
+static int pca_write(struct pca9685 *p, const uint8_t *tx, size_t len)
+{
+	int err = i2c_write(p->cfg.bus, p->cfg.addr, tx, len);
+
+	if (err)
+		p->stats.bus_errors++;
+	return err;
+}
+
+static int pca_write_reg(struct pca9685 *p, uint8_t reg, uint8_t val)
+{
+	const uint8_t tx[2] = { reg, val };
+
+	return pca_write(p, tx, 2);
+}
+
+static int pca_set_oe(struct pca9685 *p, bool on)
+{
+	if (!p->cfg.output_enable)
+		return 0;
+	int err = gpio_set(p->cfg.output_enable, on ? 1 : 0);
+	if (err)
+		p->stats.gpio_errors++;
+	return err;
+}
+
+static int pca_step_sleep(struct pca9685 *p)
+{
+	/* Outputs off at the pin first, then every channel full-off (ALL_LED_OFF_H bit 4). */
+	const uint8_t all_off[5] = { REG_ALL_LED_ON_L, 0, 0, 0, LED_FULL };
+	int err = pca_set_oe(p, false);
+
+	if (!err)
+		err = pca_write_reg(p, REG_MODE1, (uint8_t)(p->mode1 & ~MODE1_EXTCLK) | MODE1_SLEEP);
+	if (!err)
+		err = pca_write(p, all_off, sizeof(all_off));
+	return err;
+}
+
+static int pca_step_prescale(struct pca9685 *p)
+{
+	int err = pca_write_reg(p, REG_PRE_SCALE, p->prescale);
+
+	/* EXTCLK: set SLEEP, then SLEEP and EXTCLK together (7.3.1, EXTCLK bit). */
+	if (!err && p->cfg.ext_clock_hz)
+		err = pca_write_reg(p, REG_MODE1, MODE1_SLEEP | MODE1_EXTCLK | MODE1_AI);
+	if (!err)
+		err = pca_write_reg(p, REG_MODE2, MODE2_OUTDRV);
+	return err;
+}
+
+static int pca_step_verify(struct pca9685 *p, uint64_t now_us)
+{
+	uint8_t reg = REG_PRE_SCALE, prescale;
+	int err = i2c_write_read(p->cfg.bus, p->cfg.addr, &reg, 1, &prescale, 1);
+
+	if (err) {
+		p->stats.bus_errors++;
+		return err;
+	}
+	if (prescale != p->prescale) {
+		/* Written while awake, or the chip was reset under us: from the top. */
+		p->stats.config_errors++;
+		if (++p->attempts >= SETUP_TRIES) {
+			p->state = PCA_STATE_FAILED;
+			return -ENODEV;
+		}
+		p->state = PCA_STATE_SLEEP;
+		p->next_us = now_us;
+		p->stats.setups++;
+		return 0;
+	}
+	err = pca_set_oe(p, true);
+	if (err)
+		return err;
+	p->attempts = 0;
+	p->state = PCA_STATE_READY;
+	return 1;
+}
+
+int pca9685_poll(struct pca9685 *p, uint64_t now_us)
+{
+	int err = 0, next = p->state;
+	uint32_t wait_us = 0;
+
+	if (p->state == PCA_STATE_READY)
+		return 1;
+	if (p->state == PCA_STATE_FAILED)
+		return -ENODEV;
+	if (now_us < p->next_us)
+		return 0;
+	switch (p->state) {
+	case PCA_STATE_SLEEP:
+		err = pca_step_sleep(p);
+		next = PCA_STATE_PRESCALE;
+		break;
+	case PCA_STATE_PRESCALE:
+		err = pca_step_prescale(p);
+		next = PCA_STATE_WAKE;
+		break;
+	case PCA_STATE_WAKE:
+		err = pca_write_reg(p, REG_MODE1, p->mode1);
+		next = PCA_STATE_RESTART;
+		wait_us = OSC_WAIT_US;
+		break;
+	case PCA_STATE_RESTART:
+		/* Restarts PWM channels that ran before the sleep (7.3.1.1); harmless otherwise. */
+		err = pca_write_reg(p, REG_MODE1, p->mode1 | MODE1_RESTART);
+		next = PCA_STATE_VERIFY;
+		break;
+	case PCA_STATE_VERIFY:
+		err = pca_step_verify(p, now_us);
+		if (err < 0)
+			p->next_us = now_us + RETRY_US;
+		return err;
+	}
+	if (err) {
+		p->next_us = now_us + RETRY_US;
+		return err;
+	}
+	p->state = next;
+	p->next_us = now_us + wait_us;
+	return 0;
+}
+
+bool pca9685_is_ready(const struct pca9685 *p)
+{
+	return p->state == PCA_STATE_READY;
+}
+
+uint64_t pca9685_next_poll_us(const struct pca9685 *p)
+{
+	return p->next_us;
+}
+
+/* The four LEDn bytes of one channel: on at 0, off after counts, or full-off for 0 us. */
+static void pca_channel_bytes(const struct pca9685 *p, uint16_t pulse_us, uint8_t out[4])
+{
+	uint16_t counts = pulse_us ? pca9685_us_to_counts(p->clock_hz, p->prescale, pulse_us) : 0;
+
+	out[0] = 0;
+	out[1] = 0;
+	/* ON and OFF equal is not allowed (7.3.4): a pulse too short for one count is full-off. */
+	out[2] = (uint8_t)counts;
+	out[3] = counts ? (uint8_t)(counts >> 8) : LED_FULL;
+}
+
+int pca9685_write_range_us(struct pca9685 *p, unsigned int first, const uint16_t *pulse_us,
+			   size_t n)
+{
+	uint8_t tx[1 + 4 * PCA9685_CHANNELS];
+
+	if (p->state != PCA_STATE_READY)
+		return -EAGAIN;
+	if (n == 0 || first + n + p->cfg.channel_offset > PCA9685_CHANNELS)
+		return -EINVAL;
+	tx[0] = (uint8_t)(REG_LED0_ON_L + 4 * (first + p->cfg.channel_offset));
+	for (size_t i = 0; i < n; i++)
+		pca_channel_bytes(p, pulse_us[i], &tx[1 + 4 * i]);
+	int err = pca_write(p, tx, 1 + 4 * n);
+	if (!err)
+		p->stats.writes++;
+	return err;
+}
+
+int pca9685_write_us(struct pca9685 *p, unsigned int ch, uint16_t pulse_us)
+{
+	uint8_t bytes[4], tx[3];
+
+	if (p->state != PCA_STATE_READY)
+		return -EAGAIN;
+	if (ch + p->cfg.channel_offset >= PCA9685_CHANNELS)
+		return -EINVAL;
+	/* LEDn_ON stays 0 from set-up: only the two OFF bytes go out (fewer bytes on the bus). */
+	pca_channel_bytes(p, pulse_us, bytes);
+	tx[0] = (uint8_t)(REG_LED0_ON_L + 4 * (ch + p->cfg.channel_offset) + 2);
+	tx[1] = bytes[2];
+	tx[2] = bytes[3];
+	int err = pca_write(p, tx, 3);
+	if (!err)
+		p->stats.writes++;
+	return err;
+}
+
+int pca9685_set_outputs_enabled(struct pca9685 *p, bool on)
+{
+	return pca_set_oe(p, on);
+}
+
+float pca9685_freq_hz(const struct pca9685 *p)
+{
+	return (float)p->clock_hz / (4096.0f * (float)(p->prescale + 1));
+}
+
+uint8_t pca9685_prescale(const struct pca9685 *p)
+{
+	return p->prescale;
+}
+
+const struct pca9685_stats *pca9685_stats(const struct pca9685 *p)
+{
+	return &p->stats;
+}
