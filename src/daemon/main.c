@@ -45,6 +45,8 @@ static void usage(FILE *f)
 		"  -c, --config FILE   read settings from FILE (default: built-in defaults)\n"
 		"      --load-params FILE  set parameters from a NAME,VALUE file and save them\n"
 		"      --load-mission FILE replace the mission with a QGC WPL 110 file and save it\n"
+		"      --save-params FILE  write the saved parameters as NAME,VALUE and exit\n"
+		"      --save-mission FILE write the saved mission as QGC WPL 110 and exit\n"
 		"      --board-info    print the board this fulmard is built for and exit\n"
 		"  -v, --verbose       debug messages\n"
 		"  -V, --version       print the version and exit\n"
@@ -54,8 +56,10 @@ static void usage(FILE *f)
 		"missing or unreadable; %d bad configuration; %d board cannot fly (a part\n"
 		"fulmar has no driver for yet); %d a device could not be opened; %d the\n"
 		"operating system refused (threads, memory); %d a ground station asked\n"
-		"for a reboot (systemd's Restart=on-failure starts fulmard again).\n",
-		EX_USAGE, EX_NOINPUT, EX_CONFIG, EX_UNAVAILABLE, EX_IOERR, EX_OSERR, EX_TEMPFAIL);
+		"for a reboot (systemd's Restart=on-failure starts fulmard again); %d a\n"
+		"--save-* file could not be written.\n",
+		EX_USAGE, EX_NOINPUT, EX_CONFIG, EX_UNAVAILABLE, EX_IOERR, EX_OSERR, EX_TEMPFAIL,
+		EX_CANTCREAT);
 }
 
 static void board_info(const struct board *b)
@@ -185,18 +189,22 @@ static int run(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_BOARD_INFO = 256, OPT_LOAD_PARAMS, OPT_LOAD_MISSION };
+	enum { OPT_BOARD_INFO = 256, OPT_LOAD_PARAMS, OPT_LOAD_MISSION, OPT_SAVE_PARAMS,
+	       OPT_SAVE_MISSION };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "board-info", no_argument, NULL, OPT_BOARD_INFO },
 		{ "load-params", required_argument, NULL, OPT_LOAD_PARAMS },
 		{ "load-mission", required_argument, NULL, OPT_LOAD_MISSION },
+		{ "save-params", required_argument, NULL, OPT_SAVE_PARAMS },
+		{ "save-mission", required_argument, NULL, OPT_SAVE_MISSION },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *config_path = NULL, *load_params = NULL, *load_mission = NULL;
+	const char *save_params = NULL, *save_mission = NULL;
 	bool verbose = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "c:vVh", opts, NULL)) != -1) {
@@ -218,6 +226,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_LOAD_MISSION:
 			load_mission = optarg;
+			break;
+		case OPT_SAVE_PARAMS:
+			save_params = optarg;
+			break;
+		case OPT_SAVE_MISSION:
+			save_mission = optarg;
 			break;
 		case OPT_BOARD_INFO:
 			board_info(board_get());
@@ -269,6 +283,16 @@ int main(int argc, char **argv)
 		log_err("%s", err);
 		devices_close(&devs);
 		return rc == -EINVAL ? EX_CONFIG : EX_NOINPUT;
+	}
+	if (save_params || save_mission) {
+		/* Write what is saved and stop: no threads, no links. */
+		rc = save_params ? services_save_params(save_params, err, sizeof(err)) : 0;
+		if (!rc && save_mission)
+			rc = services_save_mission(save_mission, err, sizeof(err));
+		if (rc)
+			log_err("%s", err);
+		devices_close(&devs);
+		return rc ? EX_CANTCREAT : 0;
 	}
 	rc = services_links(&cfg, err, sizeof(err));
 	if (rc) {

@@ -215,6 +215,26 @@ static int load_key(char *err, size_t err_len)
 	return 0;
 }
 
+int services_save_params(const char *path, char *err, size_t err_len)
+{
+	static char text[PARAM_FILE_MAX];
+	long n = param_save_text(text, sizeof(text));
+	int rc = n < 0 ? (int)n : storage_write_atomic(path, text, (size_t)n, 0644);
+	if (rc)
+		snprintf(err, err_len, "%s: %s", path, strerror(-rc));
+	return rc;
+}
+
+int services_save_mission(const char *path, char *err, size_t err_len)
+{
+	static char text[MISSION_FILE_MAX];
+	long n = mission_save_wpl(&sv.mission, text, sizeof(text));
+	int rc = n < 0 ? (int)n : storage_write_atomic(path, text, (size_t)n, 0644);
+	if (rc)
+		snprintf(err, err_len, "%s: %s", path, strerror(-rc));
+	return rc;
+}
+
 int services_links(const struct config *cfg, char *err, size_t err_len)
 {
 	struct link_spec specs[LINKS_MAX];

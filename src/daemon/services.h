@@ -25,6 +25,13 @@ int services_params(const struct config *cfg, const char *load_params, char *err
  */
 int services_mission(const struct config *cfg, const char *load_mission, char *err,
 		     size_t err_len);
+/*
+ * The parameters (or the mission) as they stand after services_params (or
+ * services_mission), written to path as NAME,VALUE (or QGC WPL 110). Returns 0
+ * or -errno with one line in err.
+ */
+int services_save_params(const char *path, char *err, size_t err_len);
+int services_save_mission(const char *path, char *err, size_t err_len);
 /* Opens the MAVLink links. Returns 0 or -errno with one line naming the link in err. */
 int services_links(const struct config *cfg, char *err, size_t err_len);
 /* Registers the tasks: links on the uart thread, GCS on main, saves on io. */

@@ -6,6 +6,7 @@
  * doing it twice is doing it once.
  */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "mavlink/gcs_internal.h"
@@ -96,6 +97,21 @@ static uint8_t run(struct gcs *g, const struct command *c)
 		return set_mode(g, PLANE_AUTO);
 	case MAV_CMD_NAV_RETURN_TO_LAUNCH:
 		return set_mode(g, PLANE_RTL);
+	case MAV_CMD_DO_SET_HOME: {
+		if (p[0] == 1.0f) {
+			if (!(g->in.state.valid & VEHICLE_POSITION_VALID))
+				return refuse(g, MAV_RESULT_TEMPORARILY_REJECTED,
+					      "Home: no position estimate yet");
+			return gcs_set_home((int32_t)lround(g->in.state.lat_deg * 1e7),
+					    (int32_t)lround(g->in.state.lon_deg * 1e7),
+					    g->in.state.alt_msl_m, g) ? MAV_RESULT_FAILED : MAV_RESULT_ACCEPTED;
+		}
+		/* COMMAND_INT carries 1e-7 degrees in x/y; COMMAND_LONG degrees in param5/6. */
+		int32_t lat = c->is_int ? c->x : (int32_t)lround((double)p[4] * 1e7);
+		int32_t lon = c->is_int ? c->y : (int32_t)lround((double)p[5] * 1e7);
+		return gcs_set_home(lat, lon, p[6], g) ? refuse(g, MAV_RESULT_DENIED, "Home: not a position")
+						      : MAV_RESULT_ACCEPTED;
+	}
 	case MAV_CMD_PREFLIGHT_CALIBRATION:
 		return refuse(g, MAV_RESULT_FAILED, "Calibration: no sensors to calibrate");
 	case MAV_CMD_REQUEST_MESSAGE: {
@@ -168,6 +184,13 @@ bool gcs_command_handle(struct gcs *g, int link, const struct mavlink_frame *f, 
 		c.x = m.x;
 		c.y = m.y;
 		command(g, link, &c);
+		return true;
+	}
+	case MAVLINK_MSG_ID_SET_HOME_POSITION: {
+		struct mavlink_set_home_position m;
+		mavlink_set_home_position_unpack(mavlink_payload(f), f->len, &m);
+		if (m.target_system == g->sysid || m.target_system == 0)
+			gcs_set_home(m.latitude, m.longitude, (float)m.altitude / 1000.0f, g);
 		return true;
 	}
 	case MAVLINK_MSG_ID_SET_MODE: {

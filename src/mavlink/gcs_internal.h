@@ -14,6 +14,11 @@ bool gcs_for_us(const struct gcs *g, uint8_t sys, uint8_t comp);
 bool gcs_mission_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t now_us);
 /* COMMAND_LONG, COMMAND_INT and SET_MODE: true when f was one of them. */
 bool gcs_command_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t now_us);
+/*
+ * Sets home (mission item 0, as ArduPilot keeps it) and tells every link with
+ * HOME_POSITION. Returns 0, or -EINVAL for a position that is not one.
+ */
+int gcs_set_home(int32_t lat_e7, int32_t lon_e7, float alt_msl_m, struct gcs *g);
 /* Looks up the SRn_* parameters. */
 void gcs_streams_init(struct gcs *g);
 /* Sends the streams that are due on every link. */

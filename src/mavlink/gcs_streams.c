@@ -203,6 +203,22 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 	return false;
 }
 
+int gcs_set_home(int32_t lat_e7, int32_t lon_e7, float alt_msl_m, struct gcs *g)
+{
+	if (!g->mission || lat_e7 < -900000000 || lat_e7 > 900000000 || lon_e7 < -1800000000 ||
+	    lon_e7 > 1800000000 || !isfinite(alt_msl_m))
+		return -EINVAL;
+	struct mission *m = g->mission;
+	if (m->count == 0)
+		m->count = 1;
+	/* MAV_CMD_NAV_WAYPOINT in MAV_FRAME_GLOBAL: ArduPilot's home item. */
+	m->items[0] = (struct mission_item){ .command = 16, .frame = 0, .autocontinue = 1,
+					     .x = lat_e7, .y = lon_e7, .z = alt_msl_m };
+	g->mission_generation++;
+	gcs_send_message(g, GCS_LINK_ALL, MAVLINK_MSG_ID_HOME_POSITION);
+	return 0;
+}
+
 int gcs_send_message(struct gcs *g, int link, uint32_t msgid)
 {
 	uint8_t p[255];

@@ -90,6 +90,25 @@ mkdir -p "$tmp/badkey/state" && printf 'short' >"$tmp/badkey/state/mavlink-signi
 sed "s|^state_dir = .*|state_dir = $tmp/badkey/state|" "$conf" >"$tmp/badkey.conf"
 expect 78 "mavlink-signing.key: not a 32-byte signing key (remove it to turn MAVLink signing off)" \
 	"a damaged signing key refuses to start rather than fly unsigned" -- --config "$tmp/badkey.conf"
+# Parameter and mission files from the command line: all or nothing, file:line.
+mkdir -p "$tmp/files/state"
+sed "s|^state_dir = .*|state_dir = $tmp/files/state|" "$conf" >"$tmp/files.conf"
+printf '# from a ground station\nSYSID_THISMAV,42\nSR0_EXTRA1 4\n' >"$tmp/good.param"
+printf 'SYSID_THISMAV,43\nSR0_EXTRA1,400\n' >"$tmp/bad.param"
+printf 'QGC WPL 110\n0\t1\t0\t16\t0\t0\t0\t0\t52.5200000\t13.4050000\t34\t1\n1\t0\t3\t16\t0\t0\t0\t0\t52.5210000\t13.4060000\t60\t1\n' >"$tmp/good.waypoints"
+printf 'QGC WPL 110\n0\t1\t0\t16\t0\t0\t0\t0\t52.52\t13.405\t34\n' >"$tmp/bad.waypoints"
+expect 78 "bad.param:2: SR0_EXTRA1 = 400 is outside 0..50" "a bad parameter file gives file:line and 78" \
+	-- --config "$tmp/files.conf" --load-params "$tmp/bad.param" --save-params "$tmp/out.param"
+expect 78 "bad.waypoints:2: expected 12 numbers, found 11" "a bad mission file gives file:line and 78" \
+	-- --config "$tmp/files.conf" --load-mission "$tmp/bad.waypoints" --save-mission "$tmp/out.waypoints"
+expect 0 "" "--load-params and --load-mission, then --save-params and --save-mission" \
+	-- --config "$tmp/files.conf" --load-params "$tmp/good.param" --load-mission "$tmp/good.waypoints" \
+	--save-params "$tmp/out.param" --save-mission "$tmp/out.waypoints"
+check "grep -qx 'SYSID_THISMAV,42' '$tmp/out.param' && grep -qx 'SR0_EXTRA1,4' '$tmp/out.param'" \
+	"the saved parameters are the loaded ones"
+check "cmp -s '$tmp/good.waypoints' '$tmp/out.waypoints'" "the saved mission is the loaded one, byte for byte"
+check "[ ! -e '$tmp/files/state/fulmar.param' ] || ! grep -q 'SYSID_THISMAV,43' '$tmp/files/state/fulmar.param'" \
+	"nothing of the bad file was applied"
 expect 64 "Usage:" "unknown option gives 64" -- --no-such-option
 expect 64 "unexpected argument" "stray argument gives 64" -- stray
 expect 0 "board: sim" "--board-info describes the board" -- --board-info

@@ -145,12 +145,40 @@ static void test_request_message_and_capabilities(void **state)
 	assert_int_equal(command(520, 1, 0), 0);
 }
 
+static void test_set_home_by_command(void **state)
+{
+	assert_int_equal(command(179, 1, 0), 1);  /* "current position": none yet */
+	struct mavlink_command_long c = { .command = 179, .param5 = 52.52f, .param6 = 13.405f,
+					  .param7 = 34, .target_system = 1, .target_component = 1 };
+	uint8_t p[255], buf[MAVLINK_MAX_FRAME_LEN];
+	mavlink_command_long_pack(&c, p);
+	struct mavlink_parser parser;
+	mavlink_parser_init(&parser);
+	struct mavlink_header h = { 2, 0, 255, 190, MAVLINK_MSG_ID_COMMAND_LONG };
+	bool got;
+	mavlink_parse(&parser, buf, mavlink_encode(&h, p, buf), &frame, &got);
+	gcs_handle(&g, 0, &frame, 1000);
+	assert_int_equal(ms.count, 1);
+	assert_true(ms.items[0].x > 525199990 && ms.items[0].x < 525200010);
+	struct mavlink_home_position hp;
+	mavlink_home_position_unpack(last(MAVLINK_MSG_ID_HOME_POSITION)->payload, 60, &hp);
+	assert_int_equal(hp.altitude, 34000);
+	c.param5 = 123;  /* not a latitude */
+	mavlink_command_long_pack(&c, p);
+	mavlink_parse(&parser, buf, mavlink_encode(&h, p, buf), &frame, &got);
+	gcs_handle(&g, 0, &frame, 1000);
+	struct mavlink_command_ack a;
+	mavlink_command_ack_unpack(last(MAVLINK_MSG_ID_COMMAND_ACK)->payload, 10, &a);
+	assert_int_equal(a.result, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_streams_say_only_what_is_known, setup),
 		cmocka_unit_test_setup(test_streams_follow_srn_and_set_message_interval, setup),
 		cmocka_unit_test_setup(test_request_message_and_capabilities, setup),
+		cmocka_unit_test_setup(test_set_home_by_command, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
