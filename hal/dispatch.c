@@ -10,6 +10,8 @@
 #include "fulmar/gpio.h"
 #include "fulmar/i2c.h"
 #include "fulmar/mmio.h"
+#include "fulmar/rcin.h"
+#include "fulmar/rcout.h"
 #include "fulmar/spi.h"
 #include "fulmar/uart.h"
 
@@ -153,4 +155,55 @@ void mmio_close(struct mmio *m)
 {
 	if (m)
 		m->ops->close(m);
+}
+
+int rcin_read(struct rcin *in, struct rcin_pulse *out, size_t max, uint64_t now_us)
+{
+	int n = in->ops->read(in, out, max, now_us);
+	if (n > 0)
+		in->stats.pulses += (uint64_t)n;
+	return n;
+}
+
+const struct rcin_stats *rcin_stats(const struct rcin *in)
+{
+	return &in->stats;
+}
+
+void rcin_close(struct rcin *in)
+{
+	if (in)
+		in->ops->close(in);
+}
+
+unsigned int rcout_channels(const struct rcout *out)
+{
+	return out->channels;
+}
+
+int rcout_set_rate(struct rcout *out, uint32_t mask, uint16_t rate_hz)
+{
+	if (rate_hz == 0 || rate_hz > 1000)
+		return -EINVAL;
+	return out->ops->set_rate(out, mask, rate_hz);
+}
+
+int rcout_write(struct rcout *out, unsigned int ch, uint16_t pulse_us)
+{
+	if (ch >= out->channels || (pulse_us != 0 && (pulse_us < 500 || pulse_us > 2500)))
+		return -EINVAL;
+	return out->ops->write(out, ch, pulse_us);
+}
+
+int rcout_read(struct rcout *out, unsigned int ch, uint16_t *pulse_us)
+{
+	if (ch >= out->channels)
+		return -EINVAL;
+	return out->ops->read(out, ch, pulse_us);
+}
+
+void rcout_close(struct rcout *out)
+{
+	if (out)
+		out->ops->close(out);
 }
