@@ -41,6 +41,8 @@ DEPS_CROSS=(crossbuild-essential-armhf libgpiod-dev:armhf libiio-dev:armhf libcm
 	qemu-user)
 # The MAVLink interoperability test's independent implementation (node-mavlink).
 DEPS_INTEROP=(nodejs npm)
+# libFuzzer (clang's runtime is only "recommended" by clang, so named here).
+DEPS_FUZZ=(clang libclang-rt-14-dev)
 # The latency benchmark's peer and load.
 DEPS_BENCH=(rt-tests stress-ng)
 # The kernel-in-the-loop tests (tests/kernel/ktest.sh). The kernel image,

@@ -71,7 +71,7 @@ static void test_iio_channel_by_name_applies_offset_and_scale(void)
 {
 	struct analog_in *in;
 	double v = 0;
-	double raw = sysfs_attr("in_voltage0_raw", NAN);
+	double raw = sysfs_attr("in_voltage0_raw", (double)NAN);
 	double offset = sysfs_attr("in_voltage0_offset", 0.0);
 	double scale = sysfs_attr("in_voltage0_scale", 1.0);
 
@@ -92,7 +92,7 @@ static void test_iio_device_by_id_finds_the_same_channel(void)
 {
 	struct analog_in *in;
 	double v = 0;
-	double want = (sysfs_attr("in_voltage0_raw", NAN) + sysfs_attr("in_voltage0_offset", 0.0)) *
+	double want = (sysfs_attr("in_voltage0_raw", (double)NAN) + sysfs_attr("in_voltage0_offset", 0.0)) *
 		      sysfs_attr("in_voltage0_scale", 1.0);
 
 	KT_CHECK_OK(analog_iio_open(&(const struct analog_config){ dev_id, "voltage0" }, &in));
@@ -106,7 +106,7 @@ static void test_iio_differential_channel_gets_its_shared_scale(void)
 {
 	struct analog_in *in;
 	double v = 0;
-	double raw = sysfs_attr("in_voltage1-voltage2_raw", NAN);
+	double raw = sysfs_attr("in_voltage1-voltage2_raw", (double)NAN);
 	double scale = sysfs_attr("in_voltage-voltage_scale", 1.0);
 
 	KT_CHECK(!isnan(raw) && scale != 1.0, "raw %g scale %g", raw, scale);
@@ -124,7 +124,7 @@ static void test_iio_channel_without_scale_gives_raw_counts(void)
 {
 	struct analog_in *in;
 	double v = 0;
-	double raw = sysfs_attr("in_accel_x_raw", NAN);
+	double raw = sysfs_attr("in_accel_x_raw", (double)NAN);
 
 	KT_CHECK(!isnan(raw), "no in_accel_x_raw");
 	KT_CHECK_OK(analog_iio_open(&(const struct analog_config){ DEVICE_NAME, "accel_x" }, &in));
