@@ -47,6 +47,18 @@ struct command {
 	int link;
 };
 
+/*
+ * A float parameter that must be a whole number in 0..max: NaN, infinities,
+ * fractions and anything out of range give max + 1, which no table holds.
+ * (Casting such a float to an integer type is undefined behaviour in C.)
+ */
+static uint32_t whole(float f, uint32_t max)
+{
+	if (!(f >= 0.0f && f <= (float)max) || f != rintf(f))
+		return max + 1;
+	return (uint32_t)f;
+}
+
 static void ack(struct gcs *g, int link, const struct command *c, uint8_t result)
 {
 	struct mavlink_command_ack m = { .command = c->command, .result = result,
@@ -90,9 +102,9 @@ static uint8_t run(struct gcs *g, const struct command *c)
 		return rc ? refuse(g, MAV_RESULT_FAILED, why) : MAV_RESULT_ACCEPTED;
 	}
 	case MAV_CMD_DO_SET_MODE:
-		if (!((uint32_t)p[0] & MAV_MODE_FLAG_CUSTOM_MODE_ENABLED))
+		if (!(whole(p[0], 255) & MAV_MODE_FLAG_CUSTOM_MODE_ENABLED) || whole(p[0], 255) > 255)
 			return MAV_RESULT_UNSUPPORTED;
-		return set_mode(g, (uint32_t)p[1]);
+		return set_mode(g, whole(p[1], 255));
 	case MAV_CMD_MISSION_START:
 		return set_mode(g, PLANE_AUTO);
 	case MAV_CMD_NAV_RETURN_TO_LAUNCH:
@@ -107,6 +119,8 @@ static uint8_t run(struct gcs *g, const struct command *c)
 					    g->in.state.alt_msl_m, g) ? MAV_RESULT_FAILED : MAV_RESULT_ACCEPTED;
 		}
 		/* COMMAND_INT carries 1e-7 degrees in x/y; COMMAND_LONG degrees in param5/6. */
+		if (!c->is_int && !(fabsf(p[4]) <= 90.0f && fabsf(p[5]) <= 180.0f))
+			return refuse(g, MAV_RESULT_DENIED, "Home: not a position");
 		int32_t lat = c->is_int ? c->x : (int32_t)lround((double)p[4] * 1e7);
 		int32_t lon = c->is_int ? c->y : (int32_t)lround((double)p[5] * 1e7);
 		return gcs_set_home(lat, lon, p[6], g) ? refuse(g, MAV_RESULT_DENIED, "Home: not a position")
@@ -115,7 +129,7 @@ static uint8_t run(struct gcs *g, const struct command *c)
 	case MAV_CMD_PREFLIGHT_CALIBRATION:
 		return refuse(g, MAV_RESULT_FAILED, "Calibration: no sensors to calibrate");
 	case MAV_CMD_REQUEST_MESSAGE: {
-		int rc = gcs_send_message(g, c->link, (uint32_t)p[0]);
+		int rc = gcs_send_message(g, c->link, whole(p[0], 0xFFFFFF));
 		return rc == 0 ? MAV_RESULT_ACCEPTED :
 		       rc == -EAGAIN ? MAV_RESULT_TEMPORARILY_REJECTED : MAV_RESULT_UNSUPPORTED;
 	}
@@ -124,9 +138,9 @@ static uint8_t run(struct gcs *g, const struct command *c)
 		return MAV_RESULT_ACCEPTED;
 	case MAV_CMD_SET_MESSAGE_INTERVAL: {
 		/* param2: microseconds, 0 the default rate, -1 off. */
-		int32_t iv = p[1] < -1.0f || p[1] > 1e9f ? -2 : (int32_t)p[1];
-		return gcs_set_interval(g, c->link, (uint32_t)p[0], iv) ? MAV_RESULT_DENIED
-									 : MAV_RESULT_ACCEPTED;
+		int32_t iv = p[1] == -1.0f ? -1 : (int32_t)whole(p[1], 1000000000);
+		return gcs_set_interval(g, c->link, whole(p[0], 0xFFFFFF), iv) ? MAV_RESULT_DENIED
+										  : MAV_RESULT_ACCEPTED;
 	}
 	case MAV_CMD_PREFLIGHT_REBOOT_SHUTDOWN:
 		if (p[0] != 1.0f && p[0] != 2.0f)

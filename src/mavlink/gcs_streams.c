@@ -72,7 +72,8 @@ static uint64_t interval(const struct gcs *g, int l, int i)
 int gcs_set_interval(struct gcs *g, int link, uint32_t msgid, int32_t interval_us)
 {
 	int i = slot(msgid);
-	if (i < 0 || link < 0 || link >= GCS_MAX_LINKS || interval_us < -1)
+	if (i < 0 || link < 0 || link >= GCS_MAX_LINKS || interval_us < -1 ||
+	    interval_us > 1000000000)
 		return -EINVAL;
 	g->link[link].interval_us[i] = interval_us;
 	g->link[link].next_us[i] = 0;
