@@ -84,7 +84,7 @@ enum gcs_exit_request {
 };
 
 /* The messages sent as streams (ArduPilot's SRn_* groups), one slot each per link. */
-#define GCS_STREAM_COUNT 10
+#define GCS_STREAM_COUNT 15
 
 struct gcs_link_state {
 	bool active;
@@ -103,6 +103,34 @@ struct gcs_inputs {
 	uint32_t sensors_health;
 	uint16_t drop_rate_permyriad;  /* frames lost on the links, 1/100 % */
 	uint16_t errors_comm;          /* frames refused (CRC, length, signature) */
+	struct {                       /* the RC receiver; count 0: none heard */
+		uint8_t count;
+		uint16_t us[18];
+		uint8_t rssi;          /* 0..254, 255 unknown */
+	} rc;
+	struct {                       /* servo outputs; count 0: none */
+		uint8_t count;
+		uint16_t us[16];
+	} servo;
+	struct {                       /* the GPS receiver */
+		bool present;
+		uint8_t fix_type;      /* GPS_FIX_TYPE: 0 no GPS, 1 no fix, 2 2D, 3 3D */
+		int32_t lat_e7, lon_e7, alt_mm;
+		uint16_t eph_cm, epv_cm, vel_cm_s, cog_cdeg;
+		uint8_t satellites;
+	} gps;
+	struct {                       /* the battery monitor */
+		bool present;
+		float voltage_v, current_a, consumed_mah;
+		int8_t remaining_pct;  /* -1 unknown */
+	} battery;
+	struct {                       /* navigation, while a mode navigates */
+		bool active;
+		float nav_roll_deg, nav_pitch_deg;
+		int16_t nav_bearing_deg, target_bearing_deg;
+		uint16_t wp_dist_m;
+		float alt_error_m, aspd_error_m_s, xtrack_error_m;
+	} nav;
 };
 
 struct gcs {

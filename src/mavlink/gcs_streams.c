@@ -31,6 +31,11 @@ static const struct stream {
 	{ MAVLINK_MSG_ID_VFR_HUD, "EXTRA2" },
 	{ MAVLINK_MSG_ID_HOME_POSITION, "EXTRA3" },
 	{ MAVLINK_MSG_ID_AUTOPILOT_VERSION, NULL },   /* on request only */
+	{ MAVLINK_MSG_ID_GPS_RAW_INT, "EXT_STAT" },
+	{ MAVLINK_MSG_ID_NAV_CONTROLLER_OUTPUT, "EXT_STAT" },
+	{ MAVLINK_MSG_ID_RC_CHANNELS, "RC_CHAN" },
+	{ MAVLINK_MSG_ID_SERVO_OUTPUT_RAW, "RC_CHAN" },
+	{ MAVLINK_MSG_ID_BATTERY_STATUS, "EXTRA3" },
 };
 
 void gcs_streams_init(struct gcs *g)
@@ -99,9 +104,12 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 			.onboard_control_sensors_enabled = g->in.sensors_enabled,
 			.onboard_control_sensors_health = g->in.sensors_health,
 			.load = g->in.load_permille,
-			.voltage_battery = UINT16_MAX,   /* no battery monitor yet: "unknown" */
-			.current_battery = -1,
-			.battery_remaining = -1,
+			/* Without a battery monitor: "unknown", as MAVLink spells it. */
+			.voltage_battery = g->in.battery.present ?
+				(uint16_t)lroundf(g->in.battery.voltage_v * 1000) : UINT16_MAX,
+			.current_battery = g->in.battery.present ?
+				(int16_t)lroundf(g->in.battery.current_a * 100) : -1,
+			.battery_remaining = g->in.battery.present ? g->in.battery.remaining_pct : -1,
 			.drop_rate_comm = g->in.drop_rate_permyriad,
 			.errors_comm = g->in.errors_comm,
 		};
@@ -188,6 +196,77 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 						   .altitude = (int32_t)lroundf(h->z * 1000),
 						   .q = { 1, 0, 0, 0 } };
 		mavlink_home_position_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_GPS_RAW_INT: {
+		if (!g->in.gps.present)
+			return false;
+		struct mavlink_gps_raw_int m = {
+			.time_usec = s->t_us, .fix_type = g->in.gps.fix_type, .lat = g->in.gps.lat_e7,
+			.lon = g->in.gps.lon_e7, .alt = g->in.gps.alt_mm, .eph = g->in.gps.eph_cm,
+			.epv = g->in.gps.epv_cm, .vel = g->in.gps.vel_cm_s, .cog = g->in.gps.cog_cdeg,
+			.satellites_visible = g->in.gps.satellites,
+		};
+		mavlink_gps_raw_int_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_NAV_CONTROLLER_OUTPUT: {
+		if (!g->in.nav.active)
+			return false;
+		struct mavlink_nav_controller_output m = {
+			.nav_roll = g->in.nav.nav_roll_deg, .nav_pitch = g->in.nav.nav_pitch_deg,
+			.nav_bearing = g->in.nav.nav_bearing_deg,
+			.target_bearing = g->in.nav.target_bearing_deg, .wp_dist = g->in.nav.wp_dist_m,
+			.alt_error = g->in.nav.alt_error_m, .aspd_error = g->in.nav.aspd_error_m_s,
+			.xtrack_error = g->in.nav.xtrack_error_m,
+		};
+		mavlink_nav_controller_output_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_RC_CHANNELS: {
+		if (g->in.rc.count == 0)
+			return false;
+		const uint16_t *c = g->in.rc.us;
+		struct mavlink_rc_channels m = {
+			.time_boot_ms = (uint32_t)(s->t_us / 1000), .chancount = g->in.rc.count,
+			.chan1_raw = c[0], .chan2_raw = c[1], .chan3_raw = c[2], .chan4_raw = c[3],
+			.chan5_raw = c[4], .chan6_raw = c[5], .chan7_raw = c[6], .chan8_raw = c[7],
+			.chan9_raw = c[8], .chan10_raw = c[9], .chan11_raw = c[10], .chan12_raw = c[11],
+			.chan13_raw = c[12], .chan14_raw = c[13], .chan15_raw = c[14], .chan16_raw = c[15],
+			.chan17_raw = c[16], .chan18_raw = c[17], .rssi = g->in.rc.rssi,
+		};
+		mavlink_rc_channels_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_SERVO_OUTPUT_RAW: {
+		if (g->in.servo.count == 0)
+			return false;
+		const uint16_t *o = g->in.servo.us;
+		struct mavlink_servo_output_raw m = {
+			.time_usec = (uint32_t)s->t_us,
+			.servo1_raw = o[0], .servo2_raw = o[1], .servo3_raw = o[2], .servo4_raw = o[3],
+			.servo5_raw = o[4], .servo6_raw = o[5], .servo7_raw = o[6], .servo8_raw = o[7],
+			.servo9_raw = o[8], .servo10_raw = o[9], .servo11_raw = o[10],
+			.servo12_raw = o[11], .servo13_raw = o[12], .servo14_raw = o[13],
+			.servo15_raw = o[14], .servo16_raw = o[15],
+		};
+		mavlink_servo_output_raw_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_BATTERY_STATUS: {
+		if (!g->in.battery.present)
+			return false;
+		struct mavlink_battery_status m = {
+			.id = 0, .battery_function = 0, .type = 0, .temperature = INT16_MAX,
+			.current_battery = (int16_t)lroundf(g->in.battery.current_a * 100),
+			.current_consumed = (int32_t)lroundf(g->in.battery.consumed_mah),
+			.energy_consumed = -1, .battery_remaining = g->in.battery.remaining_pct,
+		};
+		/* The pack voltage as one cell, the rest "not present" (MAVLink's UINT16_MAX). */
+		for (int i = 0; i < 10; i++)
+			m.voltages[i] = UINT16_MAX;
+		m.voltages[0] = (uint16_t)lroundf(g->in.battery.voltage_v * 1000);
+		mavlink_battery_status_pack(&m, p);
 		return true;
 	}
 	case MAVLINK_MSG_ID_AUTOPILOT_VERSION: {

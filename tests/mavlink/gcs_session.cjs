@@ -115,6 +115,14 @@ async function session1(port) {
 	}
 	const hb2 = await g.waitFor(p => p.id === 0, 2500);
 	check(hb2 !== null && Date.now() - t0 < 2600, 'and again a second later');
+	// Streams at their SR0_* rates: SYS_STATUS at 1 Hz, nothing made up before there is an estimate.
+	g.got.length = 0;
+	await sleep(3000);
+	const sys = g.got.filter(p => p.id === 1).length;
+	check(sys >= 2 && sys <= 4, `SYS_STATUS streams at SR0_EXT_STAT = 1 Hz (${sys} in 3 s)`);
+	check(!g.got.some(p => p.id === 33 || p.id === 30), 'and no position or attitude before there is an estimate');
+	const ekf = g.got.find(p => p.id === 193);
+	check(ekf && ekf.data.flags === 1024, 'EKF_STATUS_REPORT says the estimator is not initialised');
 
 	// Full parameter download.
 	const req = new m.common.ParamRequestList();

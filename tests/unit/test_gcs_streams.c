@@ -103,6 +103,52 @@ static void test_streams_say_only_what_is_known(void **state)
 	assert_int_equal(ss.onboard_control_sensors_health, 0);
 	assert_int_equal(ss.voltage_battery, UINT16_MAX);
 	assert_int_equal(ss.battery_remaining, -1);
+	/* No receiver, outputs, GPS or battery monitor: none of their messages. */
+	assert_int_equal(count(0, MAVLINK_MSG_ID_RC_CHANNELS), 0);
+	assert_int_equal(count(0, MAVLINK_MSG_ID_SERVO_OUTPUT_RAW), 0);
+	assert_int_equal(count(0, MAVLINK_MSG_ID_GPS_RAW_INT), 0);
+	assert_int_equal(count(0, MAVLINK_MSG_ID_BATTERY_STATUS), 0);
+	assert_int_equal(count(0, MAVLINK_MSG_ID_NAV_CONTROLLER_OUTPUT), 0);
+}
+
+static void test_streams_carry_receiver_outputs_gps_and_battery_when_there(void **state)
+{
+	g.in.rc.count = 8;
+	for (int i = 0; i < 8; i++)
+		g.in.rc.us[i] = (uint16_t)(1100 + 100 * i);
+	g.in.rc.rssi = 255;
+	g.in.servo.count = 4;
+	g.in.servo.us[2] = 1234;
+	g.in.gps.present = true;
+	g.in.gps.fix_type = 3;
+	g.in.gps.lat_e7 = 525200000;
+	g.in.gps.lon_e7 = 134050000;
+	g.in.gps.satellites = 11;
+	g.in.battery.present = true;
+	g.in.battery.voltage_v = 12.34f;
+	g.in.battery.current_a = 5.5f;
+	g.in.battery.remaining_pct = 80;
+	run(1000000, 3);
+	assert_int_equal(count(0, MAVLINK_MSG_ID_RC_CHANNELS), 3);
+	struct mavlink_rc_channels rc;
+	mavlink_rc_channels_unpack(last(MAVLINK_MSG_ID_RC_CHANNELS)->payload, 42, &rc);
+	assert_int_equal(rc.chancount, 8);
+	assert_int_equal(rc.chan8_raw, 1800);
+	struct mavlink_servo_output_raw so;
+	mavlink_servo_output_raw_unpack(last(MAVLINK_MSG_ID_SERVO_OUTPUT_RAW)->payload, 37, &so);
+	assert_int_equal(so.servo3_raw, 1234);
+	struct mavlink_gps_raw_int gps;
+	mavlink_gps_raw_int_unpack(last(MAVLINK_MSG_ID_GPS_RAW_INT)->payload, 52, &gps);
+	assert_int_equal(gps.fix_type, 3);
+	assert_int_equal(gps.satellites_visible, 11);
+	struct mavlink_sys_status ss;
+	mavlink_sys_status_unpack(last(MAVLINK_MSG_ID_SYS_STATUS)->payload, 43, &ss);
+	assert_int_equal(ss.voltage_battery, 12340);
+	assert_int_equal(ss.battery_remaining, 80);
+	struct mavlink_battery_status b;
+	mavlink_battery_status_unpack(last(MAVLINK_MSG_ID_BATTERY_STATUS)->payload, 54, &b);
+	assert_int_equal(b.voltages[0], 12340);
+	assert_int_equal(b.voltages[1], UINT16_MAX);
 }
 
 static void test_streams_follow_srn_and_set_message_interval(void **state)
@@ -177,6 +223,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_streams_say_only_what_is_known, setup),
 		cmocka_unit_test_setup(test_streams_follow_srn_and_set_message_interval, setup),
+		cmocka_unit_test_setup(test_streams_carry_receiver_outputs_gps_and_battery_when_there, setup),
 		cmocka_unit_test_setup(test_request_message_and_capabilities, setup),
 		cmocka_unit_test_setup(test_set_home_by_command, setup),
 	};
