@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fulmar/storage.h"
+#include "util/errmsg.h"
 
 #define CONFIG_FILE_MAX (256 * 1024)
 #define CONFIG_MAX_SEEN 256
@@ -82,14 +83,11 @@ struct parser {
 __attribute__((format(printf, 2, 3)))
 static int fail(struct parser *p, const char *fmt, ...)
 {
-	int n = snprintf(p->err, p->err_len, "%s:%u: ", p->name, p->line);
-	if (n >= 0 && (size_t)n < p->err_len) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(p->err + n, p->err_len - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = errmsg_vat(p->err, p->err_len, p->name, p->line, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 static char *trim(char *s)

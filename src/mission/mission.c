@@ -9,25 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/errmsg.h"
+
 #define WPL_HEADER "QGC WPL 110"
 
 void mission_clear(struct mission *m)
 {
 	m->count = 0;
 	m->current = 0;
-}
-
-__attribute__((format(printf, 5, 6)))
-static int fail(char *err, size_t err_len, const char *name, unsigned int line, const char *fmt, ...)
-{
-	int n = snprintf(err, err_len, "%s:%u: ", name, line);
-	if (n >= 0 && (size_t)n < err_len) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err + n, err_len - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
 }
 
 /* Degrees to 1e-7 degrees, refusing what is not a coordinate. */
@@ -53,7 +42,7 @@ int mission_load_wpl(struct mission *m, const char *text, const char *name, char
 		size_t len = nl ? (size_t)(nl - s) : strlen(s);
 		char buf[512];
 		if (len >= sizeof(buf))
-			return fail(err, err_len, name, line, "line too long");
+			return errmsg_at(err, err_len, name, line, "line too long");
 		memcpy(buf, s, len);
 		buf[len] = '\0';
 		s += len + (nl ? 1 : 0);
@@ -67,7 +56,7 @@ int mission_load_wpl(struct mission *m, const char *text, const char *name, char
 			continue;
 		if (!header) {
 			if (strcmp(p, WPL_HEADER) != 0)
-				return fail(err, err_len, name, line, "not a \"" WPL_HEADER "\" file");
+				return errmsg_at(err, err_len, name, line, "not a \"" WPL_HEADER "\" file");
 			header = true;
 			continue;
 		}
@@ -77,26 +66,26 @@ int mission_load_wpl(struct mission *m, const char *text, const char *name, char
 			char *end;
 			v[i] = strtod(q, &end);
 			if (end == q)
-				return fail(err, err_len, name, line, "expected 12 numbers, found %d", i);
+				return errmsg_at(err, err_len, name, line, "expected 12 numbers, found %d", i);
 			q = end;
 		}
 		while (isspace((unsigned char)*q))
 			q++;
 		if (*q)
-			return fail(err, err_len, name, line, "more than 12 fields");
+			return errmsg_at(err, err_len, name, line, "more than 12 fields");
 		if (v[0] != tmp.count)
-			return fail(err, err_len, name, line, "item %g where %u was expected", v[0],
+			return errmsg_at(err, err_len, name, line, "item %g where %u was expected", v[0],
 				    tmp.count);
 		if (tmp.count == MISSION_MAX_ITEMS) {
-			fail(err, err_len, name, line, "more than %d items", MISSION_MAX_ITEMS);
+			errmsg_at(err, err_len, name, line, "more than %d items", MISSION_MAX_ITEMS);
 			return -ENOSPC;
 		}
 		for (int i = 1; i < 12; i++)
 			if (!isfinite(v[i]))
-				return fail(err, err_len, name, line, "field %d is not a number", i + 1);
+				return errmsg_at(err, err_len, name, line, "field %d is not a number", i + 1);
 		if (v[2] < 0 || v[2] > 255 || v[3] < 0 || v[3] > 65535 || v[2] != rint(v[2]) ||
 		    v[3] != rint(v[3]))
-			return fail(err, err_len, name, line, "frame %g or command %g out of range",
+			return errmsg_at(err, err_len, name, line, "frame %g or command %g out of range",
 				    v[2], v[3]);
 		struct mission_item *it = &tmp.items[tmp.count];
 		it->frame = (uint8_t)v[2];
@@ -106,7 +95,7 @@ int mission_load_wpl(struct mission *m, const char *text, const char *name, char
 		it->param3 = (float)v[6];
 		it->param4 = (float)v[7];
 		if (!to_e7(v[8], &it->x) || !to_e7(v[9], &it->y))
-			return fail(err, err_len, name, line, "latitude %g or longitude %g out of range",
+			return errmsg_at(err, err_len, name, line, "latitude %g or longitude %g out of range",
 				    v[8], v[9]);
 		it->z = (float)v[10];
 		it->autocontinue = v[11] != 0;
@@ -115,7 +104,7 @@ int mission_load_wpl(struct mission *m, const char *text, const char *name, char
 		tmp.count++;
 	}
 	if (!header)
-		return fail(err, err_len, name, line ? line : 1, "empty file");
+		return errmsg_at(err, err_len, name, line ? line : 1, "empty file");
 	*m = tmp;
 	return 0;
 }

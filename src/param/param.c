@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "param/param_table.h"
+#include "util/errmsg.h"
 
 /* Float bits, so that any thread reads a whole value. Written by the main thread only. */
 static _Atomic uint32_t values[PARAM_TABLE_MAX];
@@ -108,19 +109,6 @@ uint32_t param_generation(void)
 	return atomic_load_explicit(&generation, memory_order_acquire);
 }
 
-__attribute__((format(printf, 5, 6)))
-static int fail(char *err, size_t err_len, const char *name, unsigned int line, const char *fmt, ...)
-{
-	int n = snprintf(err, err_len, "%s:%u: ", name, line);
-	if (n >= 0 && (size_t)n < err_len) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err + n, err_len - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 int param_load_text(const char *text, const char *name, unsigned int *unknown,
 		    char *err, size_t err_len)
 {
@@ -136,7 +124,7 @@ int param_load_text(const char *text, const char *name, unsigned int *unknown,
 		size_t len = nl ? (size_t)(nl - s) : strlen(s);
 		char buf[256];
 		if (len >= sizeof(buf))
-			return fail(err, err_len, name, line, "line too long");
+			return errmsg_at(err, err_len, name, line, "line too long");
 		memcpy(buf, s, len);
 		buf[len] = '\0';
 		s += len + (nl ? 1 : 0);
@@ -155,16 +143,16 @@ int param_load_text(const char *text, const char *name, unsigned int *unknown,
 		while (*p == ',' || isspace((unsigned char)*p))
 			p++;
 		if (klen == 0 || *p == '\0')
-			return fail(err, err_len, name, line, "expected NAME,VALUE");
+			return errmsg_at(err, err_len, name, line, "expected NAME,VALUE");
 		if (klen > PARAM_NAME_LEN)
-			return fail(err, err_len, name, line, "name longer than %d characters",
+			return errmsg_at(err, err_len, name, line, "name longer than %d characters",
 				    PARAM_NAME_LEN);
 		char *end;
 		float v = strtof(p, &end);
 		while (isspace((unsigned char)*end))
 			end++;
 		if (end == p || *end != '\0')
-			return fail(err, err_len, name, line, "'%s' is not a number", p);
+			return errmsg_at(err, err_len, name, line, "'%s' is not a number", p);
 		key[klen] = '\0';
 		int idx = param_find(key);
 		if (idx < 0) {
@@ -174,13 +162,13 @@ int param_load_text(const char *text, const char *name, unsigned int *unknown,
 		float ok;
 		int rc = check(idx, v, &ok);
 		if (rc == -ERANGE)
-			return fail(err, err_len, name, line, "%s = %g is outside %g..%g", key,
+			return errmsg_at(err, err_len, name, line, "%s = %g is outside %g..%g", key,
 				    (double)v, (double)param_defs[idx].min, (double)param_defs[idx].max);
 		if (rc)
-			return fail(err, err_len, name, line, "%s = %s is not a valid %s", key, p,
+			return errmsg_at(err, err_len, name, line, "%s = %s is not a valid %s", key, p,
 				    param_defs[idx].type == PARAM_FLOAT ? "number" : "whole number");
 		if (seen[idx])
-			return fail(err, err_len, name, line, "%s is set twice", key);
+			return errmsg_at(err, err_len, name, line, "%s is set twice", key);
 		seen[idx] = true;
 		pending[n].idx = idx;
 		pending[n].v = ok;

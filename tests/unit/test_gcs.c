@@ -8,51 +8,21 @@
 
 #include <cmocka.h>
 
+#include "gcs_harness.h"
 #include "mavlink/gcs.h"
 #include "mavlink/mavlink_msgs.h"
 #include "param/param.h"
 
 /* What the GCS layer sent. */
-static struct sent {
-	int link;
-	uint32_t msgid;
-	uint8_t payload[255];
-} sent[4096];
-static unsigned int n_sent;
-
-static void capture(void *ctx, int link, uint32_t msgid, const uint8_t *payload)
-{
-	assert_true(n_sent < 4096);
-	sent[n_sent].link = link;
-	sent[n_sent].msgid = msgid;
-	memcpy(sent[n_sent].payload, payload, mavlink_msg_info(msgid)->max_len);
-	n_sent++;
-}
-
 static struct gcs g;
-static struct mavlink_frame frame;
 
 static int setup(void **state)
 {
 	param_init();
-	struct gcs_tx tx = { capture, NULL };
+	struct gcs_tx tx = { harness_capture, NULL };
 	gcs_init(&g, 1, 1, &tx, NULL);
 	n_sent = 0;
 	return 0;
-}
-
-/* A frame from the ground station (255/190) carrying payload of msgid. */
-static const struct mavlink_frame *from_gcs(uint32_t msgid, const uint8_t *payload)
-{
-	struct mavlink_parser p;
-	mavlink_parser_init(&p);
-	uint8_t buf[MAVLINK_MAX_FRAME_LEN];
-	struct mavlink_header h = { 2, 0, 255, 190, msgid };
-	size_t n = mavlink_encode(&h, payload, buf);
-	bool got;
-	mavlink_parse(&p, buf, n, &frame, &got);
-	assert_true(got);
-	return &frame;
 }
 
 static unsigned int count(uint32_t msgid)
@@ -63,14 +33,6 @@ static unsigned int count(uint32_t msgid)
 	return c;
 }
 
-static const struct sent *last(uint32_t msgid)
-{
-	for (unsigned int i = n_sent; i-- > 0;)
-		if (sent[i].msgid == msgid)
-			return &sent[i];
-	return NULL;
-}
-
 static void test_gcs_heartbeat_once_a_second(void **state)
 {
 	g.id = (struct gcs_identity){ 1, 3, 0x81, 10, 4 };
@@ -79,7 +41,7 @@ static void test_gcs_heartbeat_once_a_second(void **state)
 	gcs_tick(&g, 6000000);
 	assert_int_equal(count(MAVLINK_MSG_ID_HEARTBEAT), 2);
 	struct mavlink_heartbeat hb;
-	mavlink_heartbeat_unpack(last(MAVLINK_MSG_ID_HEARTBEAT)->payload, 9, &hb);
+	mavlink_heartbeat_unpack(harness_last(MAVLINK_MSG_ID_HEARTBEAT)->payload, 9, &hb);
 	assert_int_equal(hb.type, 1);
 	assert_int_equal(hb.autopilot, 3);
 	assert_int_equal(hb.custom_mode, 10);
@@ -91,7 +53,7 @@ static void test_gcs_param_list_sends_every_parameter_once_in_order(void **state
 	struct mavlink_param_request_list req = { .target_system = 1, .target_component = 1 };
 	uint8_t p[255];
 	mavlink_param_request_list_pack(&req, p);
-	gcs_handle(&g, 2, from_gcs(MAVLINK_MSG_ID_PARAM_REQUEST_LIST, p), 0);
+	gcs_handle(&g, 2, harness_frame(255, 190, MAVLINK_MSG_ID_PARAM_REQUEST_LIST, p), 0);
 	for (int t = 0; t < 1000; t++)
 		gcs_tick(&g, 1 + (uint64_t)t * 20000);
 	unsigned int next = 0;
@@ -116,16 +78,16 @@ static void test_gcs_param_read_by_name_and_by_index(void **state)
 	memcpy(r.param_id, "SYSID_MYGCS", 11);
 	uint8_t p[255];
 	mavlink_param_request_read_pack(&r, p);
-	gcs_handle(&g, 0, from_gcs(MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
+	gcs_handle(&g, 0, harness_frame(255, 190, MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
 	struct mavlink_param_value v;
-	mavlink_param_value_unpack(last(MAVLINK_MSG_ID_PARAM_VALUE)->payload, 25, &v);
+	mavlink_param_value_unpack(harness_last(MAVLINK_MSG_ID_PARAM_VALUE)->payload, 25, &v);
 	assert_true(v.param_value == 255.0f);
 	assert_int_equal(v.param_type, PARAM_INT16);
 
 	r.param_index = 0;
 	mavlink_param_request_read_pack(&r, p);
-	gcs_handle(&g, 0, from_gcs(MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
-	mavlink_param_value_unpack(last(MAVLINK_MSG_ID_PARAM_VALUE)->payload, 25, &v);
+	gcs_handle(&g, 0, harness_frame(255, 190, MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
+	mavlink_param_value_unpack(harness_last(MAVLINK_MSG_ID_PARAM_VALUE)->payload, 25, &v);
 	assert_int_equal(v.param_index, 0);
 
 	/* Unknown name, index past the end, another system: nothing sent, counted. */
@@ -133,13 +95,13 @@ static void test_gcs_param_read_by_name_and_by_index(void **state)
 	r.param_index = -1;
 	memcpy(r.param_id, "NOPE_NOT_HERE\0\0\0", 16);
 	mavlink_param_request_read_pack(&r, p);
-	gcs_handle(&g, 0, from_gcs(MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
+	gcs_handle(&g, 0, harness_frame(255, 190, MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
 	r.param_index = 30000;
 	mavlink_param_request_read_pack(&r, p);
-	gcs_handle(&g, 0, from_gcs(MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
+	gcs_handle(&g, 0, harness_frame(255, 190, MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
 	r.target_system = 9;
 	mavlink_param_request_read_pack(&r, p);
-	gcs_handle(&g, 0, from_gcs(MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
+	gcs_handle(&g, 0, harness_frame(255, 190, MAVLINK_MSG_ID_PARAM_REQUEST_READ, p), 0);
 	assert_int_equal(n_sent, before);
 	assert_int_equal(g.stats.param_unknown, 2);
 	assert_int_equal(g.stats.not_for_us, 1);
@@ -153,9 +115,9 @@ static void test_gcs_param_set_answers_with_the_value_in_force(void **state)
 	memcpy(s.param_id, "SR0_EXTRA1", 10);
 	uint8_t p[255];
 	mavlink_param_set_pack(&s, p);
-	gcs_handle(&g, 1, from_gcs(MAVLINK_MSG_ID_PARAM_SET, p), 0);
+	gcs_handle(&g, 1, harness_frame(255, 190, MAVLINK_MSG_ID_PARAM_SET, p), 0);
 	assert_true(param_get_by_name("SR0_EXTRA1") == 4.0f);
-	const struct sent *out = last(MAVLINK_MSG_ID_PARAM_VALUE);
+	const struct sent *out = harness_last(MAVLINK_MSG_ID_PARAM_VALUE);
 	assert_int_equal(out->link, GCS_LINK_ALL);
 	struct mavlink_param_value v;
 	mavlink_param_value_unpack(out->payload, 25, &v);
@@ -164,12 +126,12 @@ static void test_gcs_param_set_answers_with_the_value_in_force(void **state)
 	/* Out of range: refused with a STATUSTEXT, and the old value echoed. */
 	s.param_value = 99;
 	mavlink_param_set_pack(&s, p);
-	gcs_handle(&g, 1, from_gcs(MAVLINK_MSG_ID_PARAM_SET, p), 0);
+	gcs_handle(&g, 1, harness_frame(255, 190, MAVLINK_MSG_ID_PARAM_SET, p), 0);
 	assert_true(param_get_by_name("SR0_EXTRA1") == 4.0f);
-	mavlink_param_value_unpack(last(MAVLINK_MSG_ID_PARAM_VALUE)->payload, 25, &v);
+	mavlink_param_value_unpack(harness_last(MAVLINK_MSG_ID_PARAM_VALUE)->payload, 25, &v);
 	assert_true(v.param_value == 4.0f);
 	struct mavlink_statustext t;
-	mavlink_statustext_unpack(last(MAVLINK_MSG_ID_STATUSTEXT)->payload, 54, &t);
+	mavlink_statustext_unpack(harness_last(MAVLINK_MSG_ID_STATUSTEXT)->payload, 54, &t);
 	assert_int_equal(t.severity, GCS_SEV_WARNING);
 	assert_memory_equal(t.text, "SR0_EXTRA1: 99 outside 0..50", 28);
 	assert_int_equal(g.stats.param_refused, 1);

@@ -8,34 +8,19 @@
 
 #include <cmocka.h>
 
+#include "gcs_harness.h"
 #include "mavlink/gcs.h"
 #include "mavlink/mavlink_msgs.h"
 #include "param/param.h"
 
-static struct sent {
-	uint32_t msgid;
-	uint8_t payload[255];
-} sent[256];
-static unsigned int n_sent;
-
-static void capture(void *ctx, int link, uint32_t msgid, const uint8_t *payload)
-{
-	if (n_sent < 256) {
-		sent[n_sent].msgid = msgid;
-		memcpy(sent[n_sent].payload, payload, mavlink_msg_info(msgid)->max_len);
-		n_sent++;
-	}
-}
-
 static struct gcs g;
 static struct vehicle v;
-static struct mavlink_frame frame;
 
 static int setup(void **state)
 {
 	param_init();
 	vehicle_init(&v);
-	struct gcs_tx tx = { capture, NULL };
+	struct gcs_tx tx = { harness_capture, NULL };
 	gcs_init(&g, 1, 1, &tx, NULL);
 	g.vehicle = &v;
 	n_sent = 0;
@@ -44,14 +29,7 @@ static int setup(void **state)
 
 static void deliver(uint32_t msgid, const uint8_t *payload)
 {
-	struct mavlink_parser p;
-	mavlink_parser_init(&p);
-	uint8_t buf[MAVLINK_MAX_FRAME_LEN];
-	struct mavlink_header h = { 2, 0, 255, 190, msgid };
-	size_t n = mavlink_encode(&h, payload, buf);
-	bool got;
-	mavlink_parse(&p, buf, n, &frame, &got);
-	gcs_handle(&g, 0, &frame, 1000);
+	gcs_handle(&g, 0, harness_frame(255, 190, msgid, payload), 1000);
 }
 
 /* Sends COMMAND_LONG and returns the result of its COMMAND_ACK. */

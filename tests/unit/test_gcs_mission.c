@@ -8,36 +8,20 @@
 
 #include <cmocka.h>
 
+#include "gcs_harness.h"
 #include "mavlink/gcs.h"
 #include "mavlink/mavlink_msgs.h"
 #include "param/param.h"
 
-static struct sent {
-	int link;
-	uint32_t msgid;
-	uint8_t payload[255];
-} sent[8192];
-static unsigned int n_sent;
-
-static void capture(void *ctx, int link, uint32_t msgid, const uint8_t *payload)
-{
-	assert_true(n_sent < 8192);
-	sent[n_sent].link = link;
-	sent[n_sent].msgid = msgid;
-	memcpy(sent[n_sent].payload, payload, mavlink_msg_info(msgid)->max_len);
-	n_sent++;
-}
-
 static struct gcs g;
 static struct mission live;
-static struct mavlink_frame frame;
 static uint64_t now = 1000000;
 
 static int setup(void **state)
 {
 	param_init();
 	mission_clear(&live);
-	struct gcs_tx tx = { capture, NULL };
+	struct gcs_tx tx = { harness_capture, NULL };
 	gcs_init(&g, 1, 1, &tx, &live);
 	n_sent = 0;
 	return 0;
@@ -45,28 +29,12 @@ static int setup(void **state)
 
 static void deliver(uint32_t msgid, const uint8_t *payload)
 {
-	struct mavlink_parser p;
-	mavlink_parser_init(&p);
-	uint8_t buf[MAVLINK_MAX_FRAME_LEN];
-	struct mavlink_header h = { 2, 0, 255, 190, msgid };
-	size_t n = mavlink_encode(&h, payload, buf);
-	bool got;
-	mavlink_parse(&p, buf, n, &frame, &got);
-	assert_true(got);
-	gcs_handle(&g, 0, &frame, now);
-}
-
-static const struct sent *last(uint32_t msgid)
-{
-	for (unsigned int i = n_sent; i-- > 0;)
-		if (sent[i].msgid == msgid)
-			return &sent[i];
-	return NULL;
+	gcs_handle(&g, 0, harness_frame(255, 190, msgid, payload), now);
 }
 
 static uint8_t last_ack(void)
 {
-	const struct sent *s = last(MAVLINK_MSG_ID_MISSION_ACK);
+	const struct sent *s = harness_last(MAVLINK_MSG_ID_MISSION_ACK);
 	assert_non_null(s);
 	struct mavlink_mission_ack a;
 	mavlink_mission_ack_unpack(s->payload, 4, &a);
@@ -150,14 +118,14 @@ static void test_mission_upload_of_20_items_then_download(void **state)
 	mavlink_mission_request_list_pack(&rl, p);
 	deliver(MAVLINK_MSG_ID_MISSION_REQUEST_LIST, p);
 	struct mavlink_mission_count c;
-	mavlink_mission_count_unpack(last(MAVLINK_MSG_ID_MISSION_COUNT)->payload, 9, &c);
+	mavlink_mission_count_unpack(harness_last(MAVLINK_MSG_ID_MISSION_COUNT)->payload, 9, &c);
 	assert_int_equal(c.count, 20);
 	for (uint16_t s = 0; s < 20; s++) {
 		struct mavlink_mission_request_int r = { .seq = s, .target_system = 1, .target_component = 1 };
 		mavlink_mission_request_int_pack(&r, p);
 		deliver(MAVLINK_MSG_ID_MISSION_REQUEST_INT, p);
 		struct mavlink_mission_item_int it;
-		mavlink_mission_item_int_unpack(last(MAVLINK_MSG_ID_MISSION_ITEM_INT)->payload, 38, &it);
+		mavlink_mission_item_int_unpack(harness_last(MAVLINK_MSG_ID_MISSION_ITEM_INT)->payload, 38, &it);
 		assert_int_equal(it.seq, s);
 		assert_int_equal(it.x, 522000000 + s);
 		assert_int_equal(it.y, 130000000 - s);
@@ -167,7 +135,7 @@ static void test_mission_upload_of_20_items_then_download(void **state)
 	mavlink_mission_request_pack(&r, p);
 	deliver(MAVLINK_MSG_ID_MISSION_REQUEST, p);
 	struct mavlink_mission_item it;
-	mavlink_mission_item_unpack(last(MAVLINK_MSG_ID_MISSION_ITEM)->payload, 38, &it);
+	mavlink_mission_item_unpack(harness_last(MAVLINK_MSG_ID_MISSION_ITEM)->payload, 38, &it);
 	assert_true(it.x > 52.19999f && it.x < 52.20001f);
 	/* Beyond the end. */
 	r.seq = 20;
@@ -245,7 +213,7 @@ static void test_mission_partial_write_clear_and_set_current(void **state)
 	deliver(MAVLINK_MSG_ID_MISSION_SET_CURRENT, p);
 	assert_int_equal(live.current, 4);
 	struct mavlink_mission_current mc;
-	mavlink_mission_current_unpack(last(MAVLINK_MSG_ID_MISSION_CURRENT)->payload, 18, &mc);
+	mavlink_mission_current_unpack(harness_last(MAVLINK_MSG_ID_MISSION_CURRENT)->payload, 18, &mc);
 	assert_int_equal(mc.seq, 4);
 
 	struct mavlink_mission_clear_all ca = { .target_system = 1, .target_component = 1 };

@@ -8,57 +8,25 @@
 
 #include <cmocka.h>
 
+#include "gcs_harness.h"
 #include "mavlink/gcs.h"
 #include "mavlink/mavlink_msgs.h"
 #include "param/param.h"
 
-static struct sent {
-	int link;
-	uint32_t msgid;
-	uint8_t payload[255];
-} sent[20000];
-static unsigned int n_sent;
-
-static void capture(void *ctx, int link, uint32_t msgid, const uint8_t *payload)
-{
-	assert_true(n_sent < 20000);
-	sent[n_sent].link = link;
-	sent[n_sent].msgid = msgid;
-	memcpy(sent[n_sent].payload, payload, mavlink_msg_info(msgid)->max_len);
-	n_sent++;
-}
-
 static struct gcs g;
 static struct vehicle v;
 static struct mission ms;
-static struct mavlink_frame frame;
 
 static int setup(void **state)
 {
 	param_init();
 	vehicle_init(&v);
 	mission_clear(&ms);
-	struct gcs_tx tx = { capture, NULL };
+	struct gcs_tx tx = { harness_capture, NULL };
 	gcs_init(&g, 1, 1, &tx, &ms);
 	g.vehicle = &v;
 	n_sent = 0;
 	return 0;
-}
-
-static unsigned int count(int link, uint32_t msgid)
-{
-	unsigned int c = 0;
-	for (unsigned int i = 0; i < n_sent; i++)
-		c += sent[i].msgid == msgid && sent[i].link == link;
-	return c;
-}
-
-static const struct sent *last(uint32_t msgid)
-{
-	for (unsigned int i = n_sent; i-- > 0;)
-		if (sent[i].msgid == msgid)
-			return &sent[i];
-	return NULL;
 }
 
 /* Runs the services at 50 Hz for seconds s from t0. */
@@ -72,17 +40,11 @@ static int command(uint16_t cmd, float p1, float p2)
 {
 	struct mavlink_command_long c = { .command = cmd, .param1 = p1, .param2 = p2,
 					  .target_system = 1, .target_component = 1 };
-	uint8_t p[255], buf[MAVLINK_MAX_FRAME_LEN];
+	uint8_t p[255];
 	mavlink_command_long_pack(&c, p);
-	struct mavlink_parser parser;
-	mavlink_parser_init(&parser);
-	struct mavlink_header h = { 2, 0, 255, 190, MAVLINK_MSG_ID_COMMAND_LONG };
-	size_t n = mavlink_encode(&h, p, buf);
-	bool got;
-	mavlink_parse(&parser, buf, n, &frame, &got);
-	gcs_handle(&g, 0, &frame, 1000);
+	gcs_handle(&g, 0, harness_frame(255, 190, MAVLINK_MSG_ID_COMMAND_LONG, p), 1000);
 	struct mavlink_command_ack a;
-	mavlink_command_ack_unpack(last(MAVLINK_MSG_ID_COMMAND_ACK)->payload, 10, &a);
+	mavlink_command_ack_unpack(harness_last(MAVLINK_MSG_ID_COMMAND_ACK)->payload, 10, &a);
 	return a.result;
 }
 
@@ -90,25 +52,25 @@ static void test_streams_say_only_what_is_known(void **state)
 {
 	run(1000000, 10);
 	/* SR0_EXT_STAT = 1 Hz: ten SYS_STATUS on link 0; links 1 and 2 the same by their SRn. */
-	assert_int_equal(count(0, MAVLINK_MSG_ID_SYS_STATUS), 10);
-	assert_int_equal(count(1, MAVLINK_MSG_ID_SYS_STATUS), 10);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_SYS_STATUS), 10);
+	assert_int_equal(harness_count(1, MAVLINK_MSG_ID_SYS_STATUS), 10);
 	/* Nothing estimated: no attitude, no position, an uninitialised EKF. */
-	assert_int_equal(count(0, MAVLINK_MSG_ID_ATTITUDE), 0);
-	assert_int_equal(count(0, MAVLINK_MSG_ID_GLOBAL_POSITION_INT), 0);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_ATTITUDE), 0);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_GLOBAL_POSITION_INT), 0);
 	struct mavlink_ekf_status_report e;
-	mavlink_ekf_status_report_unpack(last(MAVLINK_MSG_ID_EKF_STATUS_REPORT)->payload, 26, &e);
+	mavlink_ekf_status_report_unpack(harness_last(MAVLINK_MSG_ID_EKF_STATUS_REPORT)->payload, 26, &e);
 	assert_int_equal(e.flags, 1024);
 	struct mavlink_sys_status ss;
-	mavlink_sys_status_unpack(last(MAVLINK_MSG_ID_SYS_STATUS)->payload, 43, &ss);
+	mavlink_sys_status_unpack(harness_last(MAVLINK_MSG_ID_SYS_STATUS)->payload, 43, &ss);
 	assert_int_equal(ss.onboard_control_sensors_health, 0);
 	assert_int_equal(ss.voltage_battery, UINT16_MAX);
 	assert_int_equal(ss.battery_remaining, -1);
 	/* No receiver, outputs, GPS or battery monitor: none of their messages. */
-	assert_int_equal(count(0, MAVLINK_MSG_ID_RC_CHANNELS), 0);
-	assert_int_equal(count(0, MAVLINK_MSG_ID_SERVO_OUTPUT_RAW), 0);
-	assert_int_equal(count(0, MAVLINK_MSG_ID_GPS_RAW_INT), 0);
-	assert_int_equal(count(0, MAVLINK_MSG_ID_BATTERY_STATUS), 0);
-	assert_int_equal(count(0, MAVLINK_MSG_ID_NAV_CONTROLLER_OUTPUT), 0);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_RC_CHANNELS), 0);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_SERVO_OUTPUT_RAW), 0);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_GPS_RAW_INT), 0);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_BATTERY_STATUS), 0);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_NAV_CONTROLLER_OUTPUT), 0);
 }
 
 static void test_streams_carry_receiver_outputs_gps_and_battery_when_there(void **state)
@@ -129,24 +91,24 @@ static void test_streams_carry_receiver_outputs_gps_and_battery_when_there(void 
 	g.in.battery.current_a = 5.5f;
 	g.in.battery.remaining_pct = 80;
 	run(1000000, 3);
-	assert_int_equal(count(0, MAVLINK_MSG_ID_RC_CHANNELS), 3);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_RC_CHANNELS), 3);
 	struct mavlink_rc_channels rc;
-	mavlink_rc_channels_unpack(last(MAVLINK_MSG_ID_RC_CHANNELS)->payload, 42, &rc);
+	mavlink_rc_channels_unpack(harness_last(MAVLINK_MSG_ID_RC_CHANNELS)->payload, 42, &rc);
 	assert_int_equal(rc.chancount, 8);
 	assert_int_equal(rc.chan8_raw, 1800);
 	struct mavlink_servo_output_raw so;
-	mavlink_servo_output_raw_unpack(last(MAVLINK_MSG_ID_SERVO_OUTPUT_RAW)->payload, 37, &so);
+	mavlink_servo_output_raw_unpack(harness_last(MAVLINK_MSG_ID_SERVO_OUTPUT_RAW)->payload, 37, &so);
 	assert_int_equal(so.servo3_raw, 1234);
 	struct mavlink_gps_raw_int gps;
-	mavlink_gps_raw_int_unpack(last(MAVLINK_MSG_ID_GPS_RAW_INT)->payload, 52, &gps);
+	mavlink_gps_raw_int_unpack(harness_last(MAVLINK_MSG_ID_GPS_RAW_INT)->payload, 52, &gps);
 	assert_int_equal(gps.fix_type, 3);
 	assert_int_equal(gps.satellites_visible, 11);
 	struct mavlink_sys_status ss;
-	mavlink_sys_status_unpack(last(MAVLINK_MSG_ID_SYS_STATUS)->payload, 43, &ss);
+	mavlink_sys_status_unpack(harness_last(MAVLINK_MSG_ID_SYS_STATUS)->payload, 43, &ss);
 	assert_int_equal(ss.voltage_battery, 12340);
 	assert_int_equal(ss.battery_remaining, 80);
 	struct mavlink_battery_status b;
-	mavlink_battery_status_unpack(last(MAVLINK_MSG_ID_BATTERY_STATUS)->payload, 54, &b);
+	mavlink_battery_status_unpack(harness_last(MAVLINK_MSG_ID_BATTERY_STATUS)->payload, 54, &b);
 	assert_int_equal(b.voltages[0], 12340);
 	assert_int_equal(b.voltages[1], UINT16_MAX);
 }
@@ -157,21 +119,21 @@ static void test_streams_follow_srn_and_set_message_interval(void **state)
 	g.in.state.roll_rad = 0.25f;
 	param_set(param_find("SR0_EXTRA1"), 10);
 	run(1000000, 2);
-	assert_int_equal(count(0, MAVLINK_MSG_ID_ATTITUDE), 20);
-	assert_int_equal(count(1, MAVLINK_MSG_ID_ATTITUDE), 2);  /* SR1_EXTRA1 is still 1 */
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_ATTITUDE), 20);
+	assert_int_equal(harness_count(1, MAVLINK_MSG_ID_ATTITUDE), 2);  /* SR1_EXTRA1 is still 1 */
 	struct mavlink_attitude a;
-	mavlink_attitude_unpack(last(MAVLINK_MSG_ID_ATTITUDE)->payload, 28, &a);
+	mavlink_attitude_unpack(harness_last(MAVLINK_MSG_ID_ATTITUDE)->payload, 28, &a);
 	assert_true(a.roll == 0.25f);
 
 	/* 50 ms on link 0 by command, then off. */
 	assert_int_equal(command(511, MAVLINK_MSG_ID_ATTITUDE, 50000), 0);
 	n_sent = 0;
 	run(4000000, 1);
-	assert_int_equal(count(0, MAVLINK_MSG_ID_ATTITUDE), 20);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_ATTITUDE), 20);
 	assert_int_equal(command(511, MAVLINK_MSG_ID_ATTITUDE, -1), 0);
 	n_sent = 0;
 	run(6000000, 1);
-	assert_int_equal(count(0, MAVLINK_MSG_ID_ATTITUDE), 0);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_ATTITUDE), 0);
 	assert_int_equal(command(511, 9999, 1000), 2);  /* not a stream: DENIED */
 }
 
@@ -179,7 +141,7 @@ static void test_request_message_and_capabilities(void **state)
 {
 	assert_int_equal(command(512, MAVLINK_MSG_ID_AUTOPILOT_VERSION, 0), 0);
 	struct mavlink_autopilot_version av;
-	mavlink_autopilot_version_unpack(last(MAVLINK_MSG_ID_AUTOPILOT_VERSION)->payload, 78, &av);
+	mavlink_autopilot_version_unpack(harness_last(MAVLINK_MSG_ID_AUTOPILOT_VERSION)->payload, 78, &av);
 	assert_true(av.capabilities & 8192);  /* MAVLINK2 */
 	assert_true(av.capabilities & 4);     /* MISSION_INT */
 	assert_int_equal(command(512, MAVLINK_MSG_ID_GLOBAL_POSITION_INT, 0), 1);  /* nothing yet */
@@ -196,25 +158,19 @@ static void test_set_home_by_command(void **state)
 	assert_int_equal(command(179, 1, 0), 1);  /* "current position": none yet */
 	struct mavlink_command_long c = { .command = 179, .param5 = 52.52f, .param6 = 13.405f,
 					  .param7 = 34, .target_system = 1, .target_component = 1 };
-	uint8_t p[255], buf[MAVLINK_MAX_FRAME_LEN];
+	uint8_t p[255];
 	mavlink_command_long_pack(&c, p);
-	struct mavlink_parser parser;
-	mavlink_parser_init(&parser);
-	struct mavlink_header h = { 2, 0, 255, 190, MAVLINK_MSG_ID_COMMAND_LONG };
-	bool got;
-	mavlink_parse(&parser, buf, mavlink_encode(&h, p, buf), &frame, &got);
-	gcs_handle(&g, 0, &frame, 1000);
+	gcs_handle(&g, 0, harness_frame(255, 190, MAVLINK_MSG_ID_COMMAND_LONG, p), 1000);
 	assert_int_equal(ms.count, 1);
 	assert_true(ms.items[0].x > 525199990 && ms.items[0].x < 525200010);
 	struct mavlink_home_position hp;
-	mavlink_home_position_unpack(last(MAVLINK_MSG_ID_HOME_POSITION)->payload, 60, &hp);
+	mavlink_home_position_unpack(harness_last(MAVLINK_MSG_ID_HOME_POSITION)->payload, 60, &hp);
 	assert_int_equal(hp.altitude, 34000);
 	c.param5 = 123;  /* not a latitude */
 	mavlink_command_long_pack(&c, p);
-	mavlink_parse(&parser, buf, mavlink_encode(&h, p, buf), &frame, &got);
-	gcs_handle(&g, 0, &frame, 1000);
+	gcs_handle(&g, 0, harness_frame(255, 190, MAVLINK_MSG_ID_COMMAND_LONG, p), 1000);
 	struct mavlink_command_ack a;
-	mavlink_command_ack_unpack(last(MAVLINK_MSG_ID_COMMAND_ACK)->payload, 10, &a);
+	mavlink_command_ack_unpack(harness_last(MAVLINK_MSG_ID_COMMAND_ACK)->payload, 10, &a);
 	assert_int_equal(a.result, 2);
 }
 
