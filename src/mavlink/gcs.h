@@ -3,7 +3,9 @@
  * The ground-station services: what a GCS sees and drives over MAVLink —
  * heartbeat, parameters, and (as they arrive) missions, commands and streams.
  * Pure: frames and time in, messages out through gcs_tx; no sockets. Runs on
- * the main thread (it changes parameters and modes).
+ * the main thread (it changes parameters and modes). The one string work it
+ * does there is a bounded snprintf of a 50-character STATUSTEXT when it
+ * refuses something: no I/O, no allocation, and rare.
  */
 #ifndef FULMAR_MAVLINK_GCS_H
 #define FULMAR_MAVLINK_GCS_H
