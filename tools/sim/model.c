@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "atmos.h"
+
+#define DEG (M_PI / 180.0)
+
+/*
+ * Where the default numbers come from:
+ * - Mass and geometry: Skywalker 1880/1900 class (1.88 m span, about 0.38 m^2,
+ *   mean chord S/b), flown at 2.3 kg with a 3S 4 Ah pack.
+ * - Inertia: strip estimates from the mass distribution (wing 0.6 kg over the
+ *   span, fuselage and tail over about 1.2 m), same order as the Zagi and
+ *   Aerosonde values tabled in Beard and McLain, "Small Unmanned Aircraft" (2012).
+ * - Lift slope: Helmbold/DATCOM finite-wing formula 2 pi AR / (2 + sqrt(AR^2 + 4))
+ *   for AR = b^2/S = 9.3; stall blending: Beard and McLain eq. 4.9-4.10.
+ * - Drag polar: cd0 and Oswald e chosen for a best glide of about 10-11 at
+ *   10-11 m/s, the published range for foam motor gliders of this class.
+ * - Stability and control derivatives: order of Beard and McLain's Aerosonde
+ *   table (appendix E), adjusted for a conventional tail and this geometry
+ *   (static margin about 10 %: Cm_alpha = -CL_alpha * 0.1); roll damping from
+ *   strip theory, Cl_p = -CL_alpha (1 + 3 taper) / (12 (1 + taper)).
+ * - Propeller: C_T(J) and C_Q(J) quadratics of Beard and McLain's updated
+ *   propulsion model (2nd-edition supplement, fit to UIUC propeller data), used
+ *   at 10 in diameter; motor a 1100 kV, 0.12 ohm outrunner (2216 class).
+ * - Battery: typical LiPo open-circuit voltage against state of charge (the
+ *   common LiPo voltage chart), 30 mOhm pack resistance.
+ * - Ground: foam on grass, friction 0.4 (sliding friction of plastic on dry
+ *   grass, 0.3-0.5); spring-damper stiffness for about 1 cm of squash at rest.
+ */
+void sim_airframe_default(struct sim_airframe *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->mass_kg = 2.3;
+	p->jxx_kg_m2 = 0.20;
+	p->jyy_kg_m2 = 0.16;
+	p->jzz_kg_m2 = 0.34;
+	p->jxz_kg_m2 = 0.01;
+	p->span_m = 1.88;
+	p->wing_area_m2 = 0.38;
+	p->chord_m = p->wing_area_m2 / p->span_m;
+
+	double ar = p->span_m * p->span_m / p->wing_area_m2;
+	p->lift_alpha = 2.0 * M_PI * ar / (2.0 + sqrt(ar * ar + 4.0));
+	p->lift0 = 0.30;
+	p->lift_de = -0.13;
+	p->alpha_stall_rad = 0.21;
+	p->stall_blend = 50.0;
+	p->cd0 = 0.040;
+	p->oswald_e = 0.60;
+	p->cd_flat_plate = 1.8;
+	p->side_beta = -0.35;
+	p->side_dr = -0.15;
+
+	p->mom.pitch0 = 0.04;
+	p->mom.pitch_alpha = -0.1 * p->lift_alpha;
+	p->mom.pitch_q = -12.0;
+	p->mom.pitch_de = 0.90;
+	p->mom.roll_beta = -0.06;
+	p->mom.roll_p = -0.50;
+	p->mom.roll_r = 0.12;
+	p->mom.roll_da = 0.20;
+	p->mom.roll_dr = -0.005;
+	p->mom.yaw_beta = 0.06;
+	p->mom.yaw_p = -0.04;
+	p->mom.yaw_r = -0.10;
+	p->mom.yaw_da = -0.012;
+	p->mom.yaw_dr = 0.05;
+
+	p->aileron_max_rad = 20.0 * DEG;
+	p->elevator_max_rad = 25.0 * DEG;
+	p->rudder_max_rad = 25.0 * DEG;
+
+	p->prop_diam_m = 0.254;
+	p->ct0 = 0.09357;
+	p->ct1 = -0.06044;
+	p->ct2 = -0.1079;
+	p->cq0 = 0.005230;
+	p->cq1 = 0.004970;
+	p->cq2 = -0.01664;
+	p->motor_kv_rpm_v = 1100.0;
+	p->motor_r_ohm = 0.12;
+	p->motor_i0_a = 0.6;
+
+	p->batt_cells = 3;
+	p->batt_capacity_ah = 4.0;
+	p->batt_r_ohm = 0.030;
+
+	/* nose, belly, tail skid, wing tips, canopy, fin top */
+	p->contact_body_m[0] = v3_make(0.45, 0.0, 0.08);
+	p->contact_body_m[1] = v3_make(-0.25, 0.0, 0.07);
+	p->contact_body_m[2] = v3_make(-0.95, 0.0, 0.02);
+	p->contact_body_m[3] = v3_make(0.02, 0.94, -0.08);
+	p->contact_body_m[4] = v3_make(0.02, -0.94, -0.08);
+	p->contact_body_m[5] = v3_make(0.10, 0.0, -0.12);
+	p->contact_body_m[6] = v3_make(-0.95, 0.0, -0.25);
+	p->ground_k_n_m = 3000.0;
+	p->ground_c_n_s_m = 60.0;
+	p->ground_mu = 0.4;
+	p->ground_mu_dig = 2.0;
+	p->nose_over_speed_m_s = 4.0;
+	p->crash_speed_m_s = 5.0;
+}
+
+/* Open-circuit volts per cell at 0 %, 10 %, ... 100 % charge. */
+static const double lipo_ocv[11] = { 3.30, 3.68, 3.73, 3.77, 3.80, 3.84,
+				     3.88, 3.95, 4.02, 4.10, 4.20 };
+
+double sim_batt_ocv_v(const struct sim_airframe *p, double used_ah)
+{
+	double soc = 1.0 - used_ah / p->batt_capacity_ah;
+	if (soc < 0.0)
+		soc = 0.0;
+	if (soc > 1.0)
+		soc = 1.0;
+	double x = soc * 10.0;
+	int i = (int)x;
+	if (i >= 10)
+		i = 9;
+	double f = x - i;
+	return p->batt_cells * (lipo_ocv[i] + f * (lipo_ocv[i + 1] - lipo_ocv[i]));
+}
+
+void sim_state_init(const struct sim_airframe *p, struct sim_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->att = quat_identity();
+	/* Resting on the belly contact points. */
+	s->pos_ned_m.z = -p->contact_body_m[0].z - p->mass_kg * SIM_G0_M_S2 / (2.0 * p->ground_k_n_m);
+	s->batt_voltage_v = sim_batt_ocv_v(p, 0.0);
+}
+
+void sim_state_hand_launch(const struct sim_airframe *p, struct sim_state *s, double speed_m_s,
+			   double pitch_deg, double heading_deg, double height_m)
+{
+	sim_state_init(p, s);
+	double th = pitch_deg * DEG, psi = heading_deg * DEG;
+	s->pos_ned_m = v3_make(0.0, 0.0, -height_m);
+	s->vel_ned_m_s = v3_make(speed_m_s * cos(th) * cos(psi), speed_m_s * cos(th) * sin(psi),
+				 -speed_m_s * sin(th));
+	s->att = quat_from_euler(0.0, th, psi);
+}
+
+double sim_lift_coef(const struct sim_airframe *p, double a)
+{
+	/* Beard and McLain eq. 4.9-4.10: sigma goes from 0 below the stall to 1 past it. */
+	double m = p->stall_blend, a0 = p->alpha_stall_rad;
+	double e1 = exp(-m * (a - a0)), e2 = exp(m * (a + a0));
+	double sigma;
+	if (!isfinite(e1) || !isfinite(e2))
+		sigma = 1.0;
+	else
+		sigma = (1.0 + e1 + e2) / ((1.0 + e1) * (1.0 + e2));
+	double flat = 2.0 * (a >= 0.0 ? 1.0 : -1.0) * sin(a) * sin(a) * cos(a);
+	return (1.0 - sigma) * (p->lift0 + p->lift_alpha * a) + sigma * flat;
+}
+
+static double stall_sigma(const struct sim_airframe *p, double a)
+{
+	double m = p->stall_blend, a0 = p->alpha_stall_rad;
+	double e1 = exp(-m * (a - a0)), e2 = exp(m * (a + a0));
+	if (!isfinite(e1) || !isfinite(e2))
+		return 1.0;
+	return (1.0 + e1 + e2) / ((1.0 + e1) * (1.0 + e2));
+}
+
+static double clamp(double x, double lo, double hi)
+{
+	return x < lo ? lo : (x > hi ? hi : x);
+}
+
+/* Beard and McLain's motor/propeller balance: motor torque equals propeller
+ * torque, a quadratic in Omega. Returns thrust; writes speed and motor current. */
+static double propulsion(const struct sim_airframe *p, double rho, double va, double v_in,
+			 double *omega_out, double *i_motor_out)
+{
+	*omega_out = 0.0;
+	*i_motor_out = 0.0;
+	if (v_in <= 0.0)
+		return 0.0;   /* ESC off: the propeller folds */
+	double d = p->prop_diam_m;
+	double kv = 60.0 / (2.0 * M_PI * p->motor_kv_rpm_v);  /* V s / rad; K_Q = K_V in SI */
+	double r = p->motor_r_ohm;
+	double a = rho * pow(d, 5) * p->cq0 / (4.0 * M_PI * M_PI);
+	double b = rho * pow(d, 4) * p->cq1 * va / (2.0 * M_PI) + kv * kv / r;
+	double c = rho * pow(d, 3) * p->cq2 * va * va - kv * v_in / r + kv * p->motor_i0_a;
+	double disc = b * b - 4.0 * a * c;
+	if (disc < 0.0)
+		return 0.0;
+	double om = (-b + sqrt(disc)) / (2.0 * a);
+	if (om <= 0.0)
+		return 0.0;
+	double t = rho * pow(d, 4) * p->ct0 * om * om / (4.0 * M_PI * M_PI) +
+		   rho * pow(d, 3) * p->ct1 * va * om / (2.0 * M_PI) + rho * d * d * p->ct2 * va * va;
+	*omega_out = om;
+	*i_motor_out = (v_in - kv * om) / r;
+	return t > 0.0 ? t : 0.0;
+}
+
+static void aero(const struct sim_airframe *p, const struct sim_state *s,
+		 const struct sim_controls *u, const struct sim_env *env, struct sim_forces *f)
+{
+	struct v3 vb = quat_rotate_inv(s->att, v3_sub(s->vel_ned_m_s, env->wind_ned_m_s));
+	double va = v3_norm(vb);
+	f->airspeed_m_s = va;
+	f->alpha_rad = atan2(vb.z, vb.x);
+	f->beta_rad = va > 1e-9 ? asin(clamp(vb.y / va, -1.0, 1.0)) : 0.0;
+
+	double da = clamp(u->aileron, -1, 1) * p->aileron_max_rad;
+	double de = clamp(u->elevator, -1, 1) * p->elevator_max_rad;
+	double dr = clamp(u->rudder, -1, 1) * p->rudder_max_rad;
+
+	/* Propeller on the body x axis through the centre of gravity. */
+	double v_in = clamp(u->throttle, 0, 1) * s->batt_voltage_v;
+	double om, im;
+	double thrust = propulsion(p, env->density_kg_m3, vb.x > 0.0 ? vb.x : 0.0, v_in, &om, &im);
+	f->thrust_n = thrust;
+	f->prop_rad_s = om;
+	f->motor_current_a = im;
+	f->batt_current_a = clamp(u->throttle, 0, 1) * im;
+	f->force_body_n = v3_make(thrust, 0, 0);
+	/* Reaction to the propeller torque rolls the airframe against its spin. */
+	double kq = 60.0 / (2.0 * M_PI * p->motor_kv_rpm_v);
+	f->moment_body_nm = v3_make(-kq * (im > p->motor_i0_a ? im - p->motor_i0_a : 0.0), 0, 0);
+
+	if (p->aero_off || va < 1e-6)
+		return;
+
+	double a = f->alpha_rad, b = f->beta_rad;
+	double qbar_s = 0.5 * env->density_kg_m3 * va * va * p->wing_area_m2;
+	double ar = p->span_m * p->span_m / p->wing_area_m2;
+	double sig = stall_sigma(p, a);
+	double cl_lin = p->lift0 + p->lift_alpha * a;
+	double cl = sim_lift_coef(p, a) + p->lift_de * de;
+	double cd = (1.0 - sig) * (p->cd0 + cl_lin * cl_lin / (M_PI * p->oswald_e * ar)) +
+		    sig * (p->cd0 + p->cd_flat_plate * sin(a) * sin(a));
+	double cy = p->side_beta * b + p->side_dr * dr;
+
+	/* Drag against the relative wind, lift perpendicular to it in the body
+	 * x-z plane, side force perpendicular to both: lift and side force do no work. */
+	struct v3 vhat = v3_scale(vb, 1.0 / va);
+	struct v3 lhat = v3_cross(v3_make(0, 1, 0), vhat);
+	double ln = v3_norm(lhat);
+	lhat = ln > 1e-6 ? v3_scale(lhat, 1.0 / ln) : v3_make(0, 0, -1);
+	struct v3 shat = v3_cross(vhat, lhat);
+	struct v3 fa = v3_add(v3_add(v3_scale(vhat, -cd), v3_scale(lhat, cl)), v3_scale(shat, cy));
+	f->force_body_n = v3_madd(f->force_body_n, fa, qbar_s);
+
+	/* Rate terms use at least 1 m/s so that a plane at rest has finite ones;
+	 * qbar makes them vanish there anyway. */
+	double vr = va > 1.0 ? va : 1.0;
+	const struct sim_moment_coefs *m = &p->mom;
+	struct v3 w = s->rate_body_rad_s;
+	double pb = w.x * p->span_m / (2.0 * vr), qc = w.y * p->chord_m / (2.0 * vr),
+	       rb = w.z * p->span_m / (2.0 * vr);
+	double croll = m->roll_beta * b + m->roll_p * pb + m->roll_r * rb + m->roll_da * da + m->roll_dr * dr;
+	double cpitch = m->pitch0 + m->pitch_alpha * a + m->pitch_q * qc + m->pitch_de * de;
+	double cyaw = m->yaw_beta * b + m->yaw_p * pb + m->yaw_r * rb + m->yaw_da * da + m->yaw_dr * dr;
+	f->moment_body_nm = v3_add(f->moment_body_nm,
+				   v3_make(qbar_s * p->span_m * croll, qbar_s * p->chord_m * cpitch,
+					   qbar_s * p->span_m * cyaw));
+}
+
+static void ground(const struct sim_airframe *p, const struct sim_state *s, struct sim_forces *f)
+{
+	f->on_ground = false;
+	f->sink_speed_max_m_s = 0.0;
+	for (int i = 0; i < SIM_CONTACTS; i++) {
+		struct v3 rb = p->contact_body_m[i];
+		struct v3 rn = quat_rotate(s->att, rb);
+		double depth = s->pos_ned_m.z + rn.z;    /* ground is z = 0 */
+		if (depth <= 0.0)
+			continue;
+		struct v3 vn = v3_add(s->vel_ned_m_s, quat_rotate(s->att, v3_cross(s->rate_body_rad_s, rb)));
+		double n = p->ground_k_n_m * depth + p->ground_c_n_s_m * vn.z;
+		if (n < 0.0)
+			n = 0.0;     /* the ground pushes, never pulls */
+		if (vn.z > f->sink_speed_max_m_s)
+			f->sink_speed_max_m_s = vn.z;
+		f->on_ground = true;
+		/* Coulomb friction, regularised below 5 cm/s so that the model stays
+		 * smooth; with no sideways force a resting plane does not creep. */
+		double mu = s->dig[i] ? p->ground_mu_dig : p->ground_mu;
+		double vt = sqrt(vn.x * vn.x + vn.y * vn.y);
+		double k = mu * n / (vt > 0.05 ? vt : 0.05);
+		struct v3 fn = v3_make(-k * vn.x, -k * vn.y, -n);
+		struct v3 fb = quat_rotate_inv(s->att, fn);
+		f->force_body_n = v3_add(f->force_body_n, fb);
+		f->moment_body_nm = v3_add(f->moment_body_nm, v3_cross(rb, fb));
+	}
+}
+
+void sim_forces_eval(const struct sim_airframe *p, const struct sim_state *s,
+		     const struct sim_controls *u, const struct sim_env *env, struct sim_forces *out)
+{
+	memset(out, 0, sizeof(*out));
+	aero(p, s, u, env, out);
+	ground(p, s, out);
+}
+
+struct body_deriv {
+	struct v3 dpos, dvel;
+	struct quat datt;
+	struct v3 drate;
+};
+
+static void derivative(const struct sim_airframe *p, const struct sim_state *s,
+		       const struct sim_controls *u, const struct sim_env *env, struct body_deriv *d)
+{
+	struct sim_forces f;
+	sim_forces_eval(p, s, u, env, &f);
+	d->dpos = s->vel_ned_m_s;
+	d->dvel = v3_add(quat_rotate(s->att, v3_scale(f.force_body_n, 1.0 / p->mass_kg)),
+			 v3_make(0, 0, SIM_G0_M_S2));
+	struct quat wq = { 0.0, s->rate_body_rad_s.x, s->rate_body_rad_s.y, s->rate_body_rad_s.z };
+	struct quat qd = quat_mul(s->att, wq);
+	d->datt = (struct quat){ 0.5 * qd.w, 0.5 * qd.x, 0.5 * qd.y, 0.5 * qd.z };
+	/* Euler's equations with the x-z product of inertia (symmetric airframe). */
+	struct v3 w = s->rate_body_rad_s;
+	double jx = p->jxx_kg_m2, jy = p->jyy_kg_m2, jz = p->jzz_kg_m2, jxz = p->jxz_kg_m2;
+	struct v3 h = v3_make(jx * w.x - jxz * w.z, jy * w.y, jz * w.z - jxz * w.x);
+	struct v3 rhs = v3_sub(f.moment_body_nm, v3_cross(w, h));
+	double det = jx * jz - jxz * jxz;
+	d->drate = v3_make((jz * rhs.x + jxz * rhs.z) / det, rhs.y / jy, (jxz * rhs.x + jx * rhs.z) / det);
+}
+
+static struct sim_state advance(const struct sim_state *s, const struct body_deriv *d, double h)
+{
+	struct sim_state r = *s;
+	r.pos_ned_m = v3_madd(s->pos_ned_m, d->dpos, h);
+	r.vel_ned_m_s = v3_madd(s->vel_ned_m_s, d->dvel, h);
+	r.att = (struct quat){ s->att.w + h * d->datt.w, s->att.x + h * d->datt.x,
+			       s->att.y + h * d->datt.y, s->att.z + h * d->datt.z };
+	r.rate_body_rad_s = v3_madd(s->rate_body_rad_s, d->drate, h);
+	return r;
+}
+
+void sim_model_step(const struct sim_airframe *p, struct sim_state *s,
+		    const struct sim_controls *u, const struct sim_env *env, double dt_s)
+{
+	struct body_deriv k1, k2, k3, k4;
+	derivative(p, s, u, env, &k1);
+	struct sim_state s2 = advance(s, &k1, 0.5 * dt_s);
+	derivative(p, &s2, u, env, &k2);
+	struct sim_state s3 = advance(s, &k2, 0.5 * dt_s);
+	derivative(p, &s3, u, env, &k3);
+	struct sim_state s4 = advance(s, &k3, dt_s);
+	derivative(p, &s4, u, env, &k4);
+
+	double h6 = dt_s / 6.0;
+	s->pos_ned_m = v3_madd(s->pos_ned_m,
+			       v3_add(v3_add(k1.dpos, v3_scale(k2.dpos, 2)), v3_add(v3_scale(k3.dpos, 2), k4.dpos)), h6);
+	s->vel_ned_m_s = v3_madd(s->vel_ned_m_s,
+				 v3_add(v3_add(k1.dvel, v3_scale(k2.dvel, 2)), v3_add(v3_scale(k3.dvel, 2), k4.dvel)), h6);
+	s->rate_body_rad_s = v3_madd(s->rate_body_rad_s,
+				     v3_add(v3_add(k1.drate, v3_scale(k2.drate, 2)), v3_add(v3_scale(k3.drate, 2), k4.drate)), h6);
+	s->att.w += h6 * (k1.datt.w + 2 * k2.datt.w + 2 * k3.datt.w + k4.datt.w);
+	s->att.x += h6 * (k1.datt.x + 2 * k2.datt.x + 2 * k3.datt.x + k4.datt.x);
+	s->att.y += h6 * (k1.datt.y + 2 * k2.datt.y + 2 * k3.datt.y + k4.datt.y);
+	s->att.z += h6 * (k1.datt.z + 2 * k2.datt.z + 2 * k3.datt.z + k4.datt.z);
+	s->att = quat_normalize(s->att);
+	s->t_s += dt_s;
+
+	/* Outputs at the end of the step; the battery follows the current drawn. */
+	struct sim_forces f;
+	sim_forces_eval(p, s, u, env, &f);
+	s->accel_body_m_s2 = v3_scale(f.force_body_n, 1.0 / p->mass_kg);
+	s->airspeed_m_s = f.airspeed_m_s;
+	s->alpha_rad = f.alpha_rad;
+	s->beta_rad = f.beta_rad;
+	s->thrust_n = f.thrust_n;
+	s->prop_rad_s = f.prop_rad_s;
+	s->on_ground = f.on_ground;
+	s->batt_current_a = f.batt_current_a;
+	s->batt_used_ah += f.batt_current_a * dt_s / 3600.0;
+	s->batt_voltage_v = sim_batt_ocv_v(p, s->batt_used_ah) - f.batt_current_a * p->batt_r_ohm;
+	if (f.sink_speed_max_m_s > s->impact_speed_max_m_s)
+		s->impact_speed_max_m_s = f.sink_speed_max_m_s;
+	if (f.sink_speed_max_m_s > p->crash_speed_m_s)
+		s->crashed = true;
+	/* A point that hits hard digs into the turf and stays dug in. */
+	for (int i = 0; i < SIM_CONTACTS; i++) {
+		struct v3 rb = p->contact_body_m[i];
+		if (s->pos_ned_m.z + quat_rotate(s->att, rb).z <= 0.0)
+			continue;
+		struct v3 vn = v3_add(s->vel_ned_m_s, quat_rotate(s->att, v3_cross(s->rate_body_rad_s, rb)));
+		if (vn.z > p->nose_over_speed_m_s)
+			s->dig[i] = true;
+	}
+}
+
+/* ---- trim ---- */
+
+#define TRIM_N 6
+
+/* Residuals of steady straight flight with wings level: body forces including
+ * gravity, and the three moments. x = {alpha, elevator, throttle or flight-path
+ * angle, sideslip, aileron, rudder}: a level trim balances the propeller's
+ * torque with a little aileron and sideslip. */
+static void trim_residual(const struct sim_airframe *p, double rho, double va, bool glide,
+			  const double x[TRIM_N], double r[TRIM_N])
+{
+	double alpha = x[0], beta = x[3];
+	double gamma = glide ? x[2] : 0.0;
+	struct sim_state s;
+	memset(&s, 0, sizeof(s));
+	s.pos_ned_m = v3_make(0, 0, -100.0);
+	s.att = quat_from_euler(0, alpha + gamma, 0);
+	/* Air velocity in the body from alpha and beta, then to NED (still air). */
+	struct v3 vb = v3_make(va * cos(alpha) * cos(beta), va * sin(beta), va * sin(alpha) * cos(beta));
+	s.vel_ned_m_s = quat_rotate(s.att, vb);
+	struct sim_controls u = { x[4], x[1], x[5], glide ? 0.0 : x[2] };
+	struct sim_env env = { v3_make(0, 0, 0), rho };
+	struct sim_forces f;
+	/* The pack sags under the current it delivers: a few fixed-point rounds. */
+	s.batt_voltage_v = sim_batt_ocv_v(p, 0.0);
+	for (int i = 0; i < 4; i++) {
+		sim_forces_eval(p, &s, &u, &env, &f);
+		s.batt_voltage_v = sim_batt_ocv_v(p, 0.0) - f.batt_current_a * p->batt_r_ohm;
+	}
+	sim_forces_eval(p, &s, &u, &env, &f);
+	struct v3 g = quat_rotate_inv(s.att, v3_make(0, 0, p->mass_kg * SIM_G0_M_S2));
+	r[0] = f.force_body_n.x + g.x;
+	r[1] = f.force_body_n.z + g.z;
+	r[2] = f.moment_body_nm.y;
+	r[3] = f.force_body_n.y + g.y;
+	r[4] = f.moment_body_nm.x;
+	r[5] = f.moment_body_nm.z;
+}
+
+/* Gaussian elimination with partial pivoting; a is destroyed. */
+static int solve_n(double a[TRIM_N][TRIM_N], double b[TRIM_N], double x[TRIM_N])
+{
+	for (int c = 0; c < TRIM_N; c++) {
+		int piv = c;
+		for (int r = c + 1; r < TRIM_N; r++)
+			if (fabs(a[r][c]) > fabs(a[piv][c]))
+				piv = r;
+		if (fabs(a[piv][c]) < 1e-12)
+			return -EDOM;
+		for (int k = 0; k < TRIM_N; k++) {
+			double t = a[c][k];
+			a[c][k] = a[piv][k];
+			a[piv][k] = t;
+		}
+		double t = b[c];
+		b[c] = b[piv];
+		b[piv] = t;
+		for (int r = c + 1; r < TRIM_N; r++) {
+			double m = a[r][c] / a[c][c];
+			for (int k = c; k < TRIM_N; k++)
+				a[r][k] -= m * a[c][k];
+			b[r] -= m * b[c];
+		}
+	}
+	for (int c = TRIM_N - 1; c >= 0; c--) {
+		double s = b[c];
+		for (int k = c + 1; k < TRIM_N; k++)
+			s -= a[c][k] * x[k];
+		x[c] = s / a[c][c];
+	}
+	return 0;
+}
+
+static int trim_solve(const struct sim_airframe *p, double rho, double va, bool glide,
+		      double x[TRIM_N])
+{
+	for (int it = 0; it < 60; it++) {
+		double r[TRIM_N], j[TRIM_N][TRIM_N], dx[TRIM_N];
+		trim_residual(p, rho, va, glide, x, r);
+		double worst = 0;
+		for (int k = 0; k < TRIM_N; k++)
+			worst = fmax(worst, fabs(r[k]));
+		if (worst < 1e-8)
+			return 0;
+		for (int c = 0; c < TRIM_N; c++) {
+			double xp[TRIM_N], rp[TRIM_N];
+			memcpy(xp, x, sizeof(xp));
+			xp[c] += 1e-6;
+			trim_residual(p, rho, va, glide, xp, rp);
+			for (int k = 0; k < TRIM_N; k++)
+				j[k][c] = (rp[k] - r[k]) / 1e-6;
+		}
+		if (solve_n(j, r, dx) != 0)
+			return -EDOM;
+		/* Damp big steps so a start far off does not jump past the stall. */
+		for (int c = 0; c < TRIM_N; c++)
+			x[c] -= clamp(dx[c], -0.1, 0.1);
+	}
+	return -EDOM;
+}
+
+/* On the back side of the lift curve: a "trim" there is a stalled one. */
+static bool past_stall(const struct sim_airframe *p, double alpha)
+{
+	return sim_lift_coef(p, alpha + 1e-4) <= sim_lift_coef(p, alpha);
+}
+
+int sim_trim_level(const struct sim_airframe *p, double rho, double va, struct sim_trim *out)
+{
+	double x[TRIM_N] = { 0.05, 0.0, 0.5, 0.0, 0.0, 0.0 };
+	int err = trim_solve(p, rho, va, false, x);
+	if (err)
+		return err;
+	if (x[2] < 0.0 || x[2] > 1.0 || fabs(x[1]) > 1.0 || fabs(x[4]) > 1.0 || fabs(x[5]) > 1.0 ||
+	    past_stall(p, x[0]))
+		return -ERANGE;
+	*out = (struct sim_trim){ x[0], x[1], x[2], 0.0, x[3], x[4], x[5] };
+	return 0;
+}
+
+int sim_trim_glide(const struct sim_airframe *p, double rho, double va, struct sim_trim *out)
+{
+	double x[TRIM_N] = { 0.05, 0.0, -0.1, 0.0, 0.0, 0.0 };
+	int err = trim_solve(p, rho, va, true, x);
+	if (err)
+		return err;
+	if (fabs(x[1]) > 1.0 || past_stall(p, x[0]))
+		return -ERANGE;
+	*out = (struct sim_trim){ x[0], x[1], 0.0, x[2], x[3], x[4], x[5] };
+	return 0;
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* 6-DOF flight model of a Skywalker-class electric plane (about 2.3 kg, 1.88 m
+ * span, 0.38 m^2 wing). Pure: no I/O, no clocks, no globals, no allocation;
+ * parameters and state are caller structs, the time step is an argument.
+ *
+ * Frames: NED local tangent plane at home (origin on the ground, z down);
+ * body x forward, y right, z down; attitude quaternion rotates body to NED.
+ * Controls are normalised: aileron +1 rolls right, elevator +1 pitches the
+ * nose up, rudder +1 yaws the nose right, throttle 0..1. */
+#ifndef FULMAR_SIM_MODEL_H
+#define FULMAR_SIM_MODEL_H
+
+#include <stdbool.h>
+
+#include "sim_math.h"
+
+#define SIM_CONTACTS 7
+
+/* Aerodynamic moment derivatives, per radian (rates non-dimensional: p b/2V,
+ * q c/2V, r b/2V). Grouped so a test can switch all aerodynamic moments off. */
+struct sim_moment_coefs {
+	double pitch0, pitch_alpha, pitch_q, pitch_de;
+	double roll_beta, roll_p, roll_r, roll_da, roll_dr;
+	double yaw_beta, yaw_p, yaw_r, yaw_da, yaw_dr;
+};
+
+struct sim_airframe {
+	/* mass and inertia about the centre of gravity, body axes */
+	double mass_kg;
+	double jxx_kg_m2, jyy_kg_m2, jzz_kg_m2, jxz_kg_m2;
+	/* geometry */
+	double wing_area_m2, span_m, chord_m;
+	/* lift: linear below stall, blended to a flat plate above (sigmoid of
+	 * sharpness stall_blend around +-alpha_stall_rad) */
+	double lift0, lift_alpha, lift_de;
+	double alpha_stall_rad, stall_blend;
+	/* drag polar CD = cd0 + CL^2 / (pi e AR), flat plate past the stall */
+	double cd0, oswald_e, cd_flat_plate;
+	/* side force */
+	double side_beta, side_dr;
+	struct sim_moment_coefs mom;
+	/* control surface travel for a normalised command of 1 */
+	double aileron_max_rad, elevator_max_rad, rudder_max_rad;
+	/* propeller C_T(J), C_Q(J) quadratics in the advance ratio J = 2 pi V / (Omega D) */
+	double prop_diam_m;
+	double ct0, ct1, ct2, cq0, cq1, cq2;
+	/* DC motor: speed constant, winding resistance, no-load current */
+	double motor_kv_rpm_v, motor_r_ohm, motor_i0_a;
+	/* LiPo battery */
+	int batt_cells;
+	double batt_capacity_ah, batt_r_ohm;
+	/* ground: contact points in body axes, spring-damper normal force, Coulomb
+	 * friction of foam on grass, a higher "dig-in" friction for points that hit
+	 * harder than nose_over_speed_m_s */
+	struct v3 contact_body_m[SIM_CONTACTS];
+	double ground_k_n_m, ground_c_n_s_m, ground_mu, ground_mu_dig;
+	double nose_over_speed_m_s;
+	double crash_speed_m_s;    /* vertical impact speed that counts as a crash */
+	bool aero_off;             /* no aerodynamic forces or moments (tests) */
+};
+
+struct sim_controls {
+	double aileron, elevator, rudder;  /* -1 .. 1 */
+	double throttle;                   /* 0 .. 1 */
+};
+
+/* What the model needs from the air around it at this step. */
+struct sim_env {
+	struct v3 wind_ned_m_s;
+	double density_kg_m3;
+};
+
+struct sim_state {
+	double t_s;
+	/* integrated rigid-body state */
+	struct v3 pos_ned_m;
+	struct v3 vel_ned_m_s;
+	struct quat att;                   /* body to NED */
+	struct v3 rate_body_rad_s;
+	/* battery */
+	double batt_used_ah;
+	double batt_current_a;
+	double batt_voltage_v;
+	/* outputs of the last step, evaluated at its end */
+	struct v3 accel_body_m_s2;         /* specific force: what an accelerometer feels */
+	double airspeed_m_s, alpha_rad, beta_rad;
+	double thrust_n, prop_rad_s;
+	bool on_ground;
+	bool crashed;
+	double impact_speed_max_m_s;
+	bool dig[SIM_CONTACTS];            /* contact point ploughing after a hard hit */
+};
+
+struct sim_forces {
+	struct v3 force_body_n;            /* aero + thrust + ground, without gravity */
+	struct v3 moment_body_nm;
+	double airspeed_m_s, alpha_rad, beta_rad;
+	double thrust_n, prop_rad_s, motor_current_a, batt_current_a;
+	double sink_speed_max_m_s;         /* fastest penetration among touching points */
+	bool on_ground;
+};
+
+/* Defaults for the Skywalker-class plane (values and sources in model.c). */
+void sim_airframe_default(struct sim_airframe *p);
+
+/* At rest, level, at the origin, battery full. */
+void sim_state_init(const struct sim_airframe *p, struct sim_state *s);
+/* A hand launch: thrown from height_m above the ground at speed_m_s, climbing at
+ * pitch_deg, towards heading_deg, wings level. */
+void sim_state_hand_launch(const struct sim_airframe *p, struct sim_state *s, double speed_m_s,
+			   double pitch_deg, double heading_deg, double height_m);
+
+/* Forces and moments on the airframe in state s (battery voltage as s holds it). */
+void sim_forces_eval(const struct sim_airframe *p, const struct sim_state *s,
+		     const struct sim_controls *u, const struct sim_env *env, struct sim_forces *out);
+
+/* Lift coefficient at angle of attack alpha (elevator neutral). */
+double sim_lift_coef(const struct sim_airframe *p, double alpha_rad);
+/* Open-circuit voltage of the pack at its state of charge. */
+double sim_batt_ocv_v(const struct sim_airframe *p, double used_ah);
+
+/* Advance s by dt_s (RK4 on the rigid body; controls and env held over the step). */
+void sim_model_step(const struct sim_airframe *p, struct sim_state *s,
+		    const struct sim_controls *u, const struct sim_env *env, double dt_s);
+
+struct sim_trim {
+	double alpha_rad;
+	double elevator;                   /* normalised */
+	double throttle;                   /* 0 .. 1 (given, for a glide) */
+	double gamma_rad;                  /* flight-path angle (solved, for a glide) */
+	double beta_rad;                   /* sideslip that balances propeller torque */
+	double aileron, rudder;            /* normalised */
+};
+
+/* Steady wings-level flight in still air at airspeed_m_s. Level: solves alpha,
+ * elevator, throttle, and the sideslip, aileron and rudder that balance the
+ * propeller's torque. Returns 0, or -ERANGE when the solution needs a
+ * throttle outside 0..1 or an angle of attack past the stall, -EDOM when the
+ * solver does not converge. */
+int sim_trim_level(const struct sim_airframe *p, double density_kg_m3, double airspeed_m_s,
+		   struct sim_trim *out);
+/* Power-off glide at airspeed_m_s: solves alpha, elevator and flight-path angle. */
+int sim_trim_glide(const struct sim_airframe *p, double density_kg_m3, double airspeed_m_s,
+		   struct sim_trim *out);
+
+#endif
