@@ -12,6 +12,7 @@
 #include "fulmar/gpio.h"
 #include "fulmar/i2c.h"
 #include "fulmar/mmio.h"
+#include "fulmar/rcin.h"
 #include "fulmar/spi.h"
 #include "fulmar/uart.h"
 
@@ -29,5 +30,12 @@ int analog_iio_open(const struct analog_config *cfg, struct analog_in **out);
 int analog_iio_open_uri(const char *uri, const struct analog_config *cfg, struct analog_in **out);
 /* sysfs_root is "/sys" except in tests, which lay out a UIO tree of their own. */
 int mmio_linux_open(const struct mmio_config *cfg, const char *sysfs_root, struct mmio **out);
+/*
+ * RC input from an edge input line (opened with GPIO_EDGE_BOTH; see
+ * rcin_gpio.c). The line is not owned: it must stay open until the handle is
+ * closed, and closing the handle leaves it open. -ENOTSUP when the line's
+ * backend has no edge events.
+ */
+int rcin_gpio_open(struct gpio_line *line, struct rcin **out);
 
 #endif

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The BeagleBone PRU backends (PXF/Erle cape firmware: "rcinpru0" on PRU0
+ * records the RC pin's edges into a ring in PRU shared RAM, "pwmpru1" on PRU1
+ * drives 12 PWM outputs from a command block at the start of PRU shared RAM;
+ * ../shared/reference/ardupilot-linux-facts.md 2b and 2c, checked against the
+ * firmware sources Tools/Linux_HAL_Essentials/pru/{rcinpru,pwmpru}).
+ *
+ * Constructors of backends, seen by board files and tests only. Each takes a
+ * register window the caller has opened (mmio_linux_open from the board table:
+ * a UIO map or /dev/mem) and the byte offset of the firmware's structure in
+ * it, so one window over the whole PRU-ICSS serves as well as one per
+ * structure. Offsets in the PRU-ICSS (physical 0x4A300000 on the AM335x):
+ *   RC input ring      0x12000 (0x4A312000)  - rcinpru0's DPRAM_SHARED
+ *   PWM command block  0x10000 (0x4A310000)  - pwmpru1's DPRAM_SHARED, the
+ *                      start of the 12 KB shared RAM (not PRU0's data RAM)
+ *   PRU0 control       0x22000, PRU1 control 0x24000
+ * The window is not owned: it must stay open until the handle is closed, and
+ * closing the handle leaves it open. Each returns 0 and writes *out, or
+ * returns -errno and leaves *out alone.
+ *
+ * What cannot be told from here: on the AM335x a window into a PRU-ICSS whose
+ * clocks are off (no firmware loader has enabled it) does not read as
+ * anything; the access raises SIGBUS and kills the process. Opening the
+ * windows through UIO (uio_pruss enables the PRU-ICSS when its device is
+ * opened) or starting the firmware through remoteproc before fulmard avoids it.
+ */
+#ifndef FULMAR_HAL_PRU_H
+#define FULMAR_HAL_PRU_H
+
+#include <stddef.h>
+
+#include "fulmar/mmio.h"
+#include "fulmar/rcin.h"
+#include "fulmar/rcout.h"
+
+/* The RC input ring: {u16 head, u16 tail} then 300 x {u16 pin_value, u16 delta_t}. */
+#define RCIN_PRU_RING_ENTRIES 300
+#define RCIN_PRU_BYTES (4 + 4 * RCIN_PRU_RING_ENTRIES)
+
+/*
+ * RC input from the ring at byte offset off of win. The rcin thread must
+ * read it before the PRU records 300 more levels: the firmware never looks at
+ * head and overwrites what was not read, unseen (see rcin_pru.c). 300 levels
+ * are 3 ms of SBUS at its worst (a rcin thread at 1 kHz keeps up), over
+ * 300 ms of PPM.
+ * Returns -EINVAL when the ring does not fit the window, -ENXIO when the
+ * window reads all ones (nothing there), -EPROTO when the tail index is
+ * impossible (>= 300: not the rcinpru0 ring). A ring the firmware has never
+ * written (tail 0, no edges yet) cannot be told from a quiet pin.
+ */
+int rcin_pru_open(struct mmio *win, size_t off, struct rcin **out);
+
+/* The PWM command block: magic, enmask, offmsk, periodhi[12][2], hilo_read[12][2], enmask_read. */
+#define RCOUT_PRU_CHANNELS 12
+#define RCOUT_PRU_BYTES (4 * (3 + 2 * 2 * RCOUT_PRU_CHANNELS + 1))
+/* How long open and a channel switched off wait for the firmware to answer. */
+#define RCOUT_PRU_ANSWER_US 20000
+
+/*
+ * 12 outputs through the command block at byte offset off of win, all at
+ * 50 Hz and off. Returns -EINVAL when the block does not fit the window,
+ * -ENXIO when the window reads all ones, -ETIMEDOUT when the firmware does not
+ * answer a command within RCOUT_PRU_ANSWER_US (not loaded, halted).
+ * rcout_write(ch, 0) waits (at most that long, once: see rcout_pru.c) for the
+ * firmware to confirm the channel is off, and gives -ETIMEDOUT if it does not.
+ */
+int rcout_pru_open(struct mmio *win, size_t off, struct rcout **out);
+
+/*
+ * Whether a PRU runs, from its control register at byte offset ctrl_off of
+ * win (its CONTROL.RUNSTATE, bit 15): 0 when it does, -EHOSTDOWN when it is
+ * halted, -ENXIO when the window reads all ones, -EINVAL when the register is
+ * outside the window. The only way to tell a halted RC input firmware from a
+ * quiet pin.
+ */
+int pru_check_running(struct mmio *win, size_t ctrl_off);
+
+#endif
