@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 /* Segments per batch: a bound lets the kernel's transfer array live on the stack. */
-#define SPI_LINUX_MAX_XFERS 16
+#define SPI_LINUX_MAX_XFERS SPI_MAX_XFERS
 
 /*
  * SPI_IOC_MESSAGE(n) sizes a char array by n, which is a VLA type when n is not

@@ -27,8 +27,10 @@ struct rcin_stats {
 
 /*
  * Up to max pulse pairs captured since the last call, oldest first; never
- * blocks. now_us: the caller's clock, for backends whose hardware counts
- * durations only (the pairs are then stamped by adding them up to now).
+ * blocks. now_us: the caller's clock read just before the call, for backends
+ * whose hardware counts durations only (PRU, Zynq): they stamp pairs by adding
+ * durations up to it, exact relative to each other and within the bounds the
+ * backend knows in absolute time.
  */
 int rcin_read(struct rcin *in, struct rcin_pulse *out, size_t max, uint64_t now_us);
 const struct rcin_stats *rcin_stats(const struct rcin *in);

@@ -18,7 +18,10 @@ struct rcout;
 unsigned int rcout_channels(const struct rcout *out);
 /* Pulse rate (50 Hz for servos, up to 490 Hz for ESCs) of the channels in mask. */
 int rcout_set_rate(struct rcout *out, uint32_t mask, uint16_t rate_hz);
-/* Pulse width of one channel: 0 (off) or 500..2500 us; else -EINVAL. */
+/*
+ * Pulse width of one channel: 0 (off) or 500..2500 us, and shorter than the
+ * channel's period (2500 us does not fit 490 Hz); else -EINVAL.
+ */
 int rcout_write(struct rcout *out, unsigned int ch, uint16_t pulse_us);
 /* The pulse width the hardware is producing now (read back where it can say). */
 int rcout_read(struct rcout *out, unsigned int ch, uint16_t *pulse_us);

@@ -29,12 +29,16 @@ struct spi_xfer {
 	uint8_t *rx;            /* NULL discards what is read */
 	uint32_t len;
 	uint32_t speed_hz;      /* 0: the device's current speed */
-	bool cs_change;         /* release chip select after this segment */
+	bool cs_change;         /* release chip select after this segment (not on the last:
+	                           spidev reads it there as "keep it asserted after") */
 };
+
+/* Segments in one batch at most (the Linux backend's bound); more give -EINVAL. */
+#define SPI_MAX_XFERS 16
 
 /* Full duplex: len bytes out of tx while len bytes come into rx (either may be NULL). */
 int spi_transfer(struct spi_dev *dev, const uint8_t *tx, uint8_t *rx, size_t len);
-/* n segments with chip select held across them unless a segment says cs_change. */
+/* n (1..SPI_MAX_XFERS) segments with chip select held across them unless a segment says cs_change. */
 int spi_transfer_batch(struct spi_dev *dev, const struct spi_xfer *xfers, size_t n);
 /* Change the default clock (chips with a slow set-up and a fast data rate). */
 int spi_set_speed(struct spi_dev *dev, uint32_t speed_hz);

@@ -130,6 +130,7 @@ int links_open(struct links *ls, const struct link_spec *specs, unsigned int n,
 	mavlink_signing_init(&ls->signing);
 	mavlink_signing_init(&ls->tx_signing);
 	topic_init(&ls->key_topic, ls->key_store, sizeof(struct links_key));
+	topic_init(&ls->summary_topic, ls->summary_store, sizeof(struct links_summary));
 	ring_init(&ls->rx, ls->rx_store, LINKS_RX_FRAMES, sizeof(ls->rx_store[0]));
 	for (unsigned int i = 0; i < n; i++) {
 		struct link *l = &ls->link[i];
@@ -292,6 +293,22 @@ void links_poll(void *ctx, uint64_t now_us)
 		read_link(ls, i, now_us);
 	for (unsigned int i = 0; i < ls->n; i++)
 		write_link(&ls->link[i]);
+
+	struct links_summary sum = { 0 };
+	for (unsigned int i = 0; i < ls->n; i++) {
+		const struct link *l = &ls->link[i];
+		const struct mavlink_parse_stats *ps = &l->parser.stats;
+		sum.frames += ps->frames;
+		sum.errors += ps->bad_crc + ps->bad_len + ps->bad_flags + l->stats.rejected;
+		sum.gaps += l->stats.seq_gaps;
+	}
+	topic_publish(&ls->summary_topic, &sum);
+}
+
+void links_read_summary(const struct links *ls, struct links_summary *out)
+{
+	if (topic_read(&ls->summary_topic, out) == 0)
+		*out = (struct links_summary){ 0 };
 }
 
 /* --- the main thread ------------------------------------------------------ */

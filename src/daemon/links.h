@@ -89,6 +89,13 @@ struct links_key {
 	uint64_t timestamp;            /* our signing clock when it was set */
 };
 
+/* What the links have seen, all links together; the uart thread publishes it each poll. */
+struct links_summary {
+	uint64_t frames;          /* good frames in */
+	uint64_t errors;          /* refused: CRC, length, flags, signature */
+	uint64_t gaps;            /* frames missing by sequence number */
+};
+
 struct links {
 	struct link link[LINKS_MAX];
 	unsigned int n;
@@ -99,6 +106,8 @@ struct links {
 	struct topic key_topic;             /* main -> uart */
 	_Atomic uint32_t key_store[TOPIC_WORDS(struct links_key)];
 	uint32_t key_seen;                  /* uart thread: generation taken */
+	struct topic summary_topic;         /* uart -> main */
+	_Atomic uint32_t summary_store[TOPIC_WORDS(struct links_summary)];
 	struct ring rx;                     /* uart -> main */
 	struct links_rx rx_store[LINKS_RX_FRAMES];
 };
@@ -123,6 +132,8 @@ void links_send(void *ctx, int link, uint32_t msgid, const uint8_t *payload);
 void links_set_key(struct links *ls, const uint8_t key[MAVLINK_KEY_LEN], uint64_t ts);
 /* Main thread: keeps the signing clock up with the wall clock. */
 void links_signing_clock(struct links *ls, uint64_t ts);
+/* Any thread: the totals the uart thread last published. */
+void links_read_summary(const struct links *ls, struct links_summary *out);
 /* main thread: the next frame meant for us, false when none. */
 bool links_receive(struct links *ls, struct links_rx *out);
 

@@ -289,6 +289,11 @@ static void gcs_task(void *ctx, uint64_t now_us)
 	uint64_t load = period_ns ? hist_mean(&st->run_time) * 1000 / period_ns : 0;
 	sv.gcs.in.load_permille = (uint16_t)(load > 1000 ? 1000 : load);
 	sv.gcs.in.unix_us = unix_us_now();
+	struct links_summary ls;
+	links_read_summary(&sv.links, &ls);
+	sv.gcs.in.errors_comm = (uint16_t)(ls.errors > UINT16_MAX ? UINT16_MAX : ls.errors);
+	sv.gcs.in.drop_rate_permyriad = ls.frames + ls.gaps ?
+		(uint16_t)(ls.gaps * 10000 / (ls.frames + ls.gaps)) : 0;
 	links_signing_clock(&sv.links, mavlink_signing_timestamp(sv.gcs.in.unix_us));
 	static struct links_rx rx;  /* main thread only */
 	/* Bounded, so a flood of frames cannot take the loop's time. */

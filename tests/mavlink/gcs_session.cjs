@@ -123,6 +123,18 @@ async function session1(port) {
 	check(!g.got.some(p => p.id === 33 || p.id === 30), 'and no position or attitude before there is an estimate');
 	const ekf = g.got.find(p => p.id === 193);
 	check(ekf && ekf.data.flags === 1024, 'EKF_STATUS_REPORT says the estimator is not initialised');
+	// A frame with a broken CRC and a jump in our sequence numbers: SYS_STATUS counts both.
+	const bad = Buffer.from(new m.MavLinkProtocolV2(255, 190).serialize(heartbeat(), g.seq++ & 255));
+	bad[bad.length - 1] ^= 0xff;
+	await new Promise(r => g.sock.send(bad, g.port, '127.0.0.1', r));
+	g.seq += 5;
+	await g.send(heartbeat());
+	g.got.length = 0;
+	await sleep(1500);
+	const ss = g.got.filter(p => p.id === 1).pop();
+	check(ss && ss.data.errorsComm >= 1 && ss.data.dropRateComm > 0,
+		`SYS_STATUS counts a bad frame and lost ones (errors_comm ${ss && ss.data.errorsComm}, ` +
+		`drop_rate_comm ${ss && ss.data.dropRateComm})`);
 
 	// Full parameter download.
 	const req = new m.common.ParamRequestList();
