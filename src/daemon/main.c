@@ -28,8 +28,8 @@
 #include "fulmar/clock.h"
 #include "util/log.h"
 
-#if !defined(FULMAR_VERSION) || !defined(FULMAR_BOARD_CAPS)
-#error "meson defines FULMAR_VERSION and FULMAR_BOARD_CAPS"
+#if !defined(FULMAR_VERSION) || !defined(FULMAR_CAPABILITIES)
+#error "meson defines FULMAR_VERSION and FULMAR_CAPABILITIES"
 #endif
 
 /* Leader-thread state; too big for the stack. */
@@ -67,7 +67,7 @@ static void board_info(const struct board *b)
 	static char buf[8192];
 	printf("board: %s\n%s\n", b->name, b->description);
 	printf("imu rate: %u Hz, main loop: %u Hz\n", b->imu_rate_hz, b->main_rate_hz);
-	printf("capabilities: %s\n", FULMAR_BOARD_CAPS);
+	printf("capabilities: %s\n", FULMAR_CAPABILITIES);
 	devices_describe(b, buf, sizeof(buf));
 	printf("devices:\n%s", buf);
 	if (devices_missing(b, buf, sizeof(buf)))

@@ -34,6 +34,7 @@
 #include "pru/hal_pru.h"
 #include "rc/input.h"
 #include "rc_wave.h"
+#include "rcin_e2e.h"
 
 #define WIN_LEN 0x3000         /* the PRU-ICSS's 12 KB of shared RAM */
 #define RING_OFF 0x2000        /* where rcinpru0 keeps its ring in it */
@@ -527,13 +528,6 @@ static void test_rcin_pru_check_running_reads_runstate(void **state)
 
 /* --- end to end: a receiver's waveform through the ring into the decoders - */
 
-static struct rc_wave wave;
-static struct rc_frame frames[200];
-
-static const uint16_t ppm_ch[8] = {1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800};
-static const uint16_t sbus_ch[16] = {1010, 1020, 1030, 1040, 1050, 1060, 1070, 1080,
-				     1090, 1100, 1110, 1120, 1130, 1140, 1150, 1160};
-
 /*
  * The firmware plays the wave from t0_us on, an entry per level as each ends
  * (its clock in whole microseconds, as rcinpru0's IEP count / 200); the test
@@ -557,37 +551,11 @@ static size_t play_ring(struct pru_ram *r, struct rcin *in, uint64_t t0_us, uint
 		}
 		int n = rcin_read(in, p, 64, now);
 		assert_true(n >= 0);
-		for (int k = 0; k < n; k++) {
-			struct rc_frame f;
-			assert_true(p[k].t_us >= last_pair_t && p[k].t_us <= now);
-			last_pair_t = p[k].t_us;
-			if (rc_input_pulse(&dec, p[k].low_us, p[k].high_us, p[k].t_us, &f)) {
-				assert_true(nf < sizeof(frames) / sizeof(frames[0]));
-				frames[nf++] = f;
-			}
-		}
+		decode(&dec, p, n, now, &last_pair_t, &nf);
 		if (i == wave.n && n == 0)
 			break;
 	}
 	return nf;
-}
-
-static void assert_channels(const struct rc_frame *f, enum rc_protocol proto, const uint16_t *ch,
-			    unsigned int n)
-{
-	assert_int_equal(f->protocol, proto);
-	/* SBUS adds its two digital channels to the 16. */
-	assert_int_equal(f->channel_count, proto == RC_PROTOCOL_SBUS ? n + 2 : n);
-	for (unsigned int k = 0; k < n; k++)
-		assert_in_range(f->channels_us[k], ch[k] - 1u, ch[k] + 1u);
-}
-
-/* A few short levels, so that the last long one is ended by an edge. */
-static void wave_end(void)
-{
-	rc_wave_level(&wave, true, 50000);
-	rc_wave_level(&wave, false, 50000);
-	rc_wave_level(&wave, true, 50000);
 }
 
 static void test_rcin_pru_ppm_waveform_decodes_through_the_ring(void **state)
