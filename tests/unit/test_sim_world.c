@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* tools/sim world: the hand launch as the accelerometer feels it, the
+ * time-line's faults and scripted pilot as the autopilot would see them,
+ * controls, and determinism of the ground truth. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "world.h"
+
+#define DEG (M_PI / 180.0)
+#define G SIM_G0_M_S2
+
+static struct sim_timeline tl;
+static struct sim_world w, w2;
+static struct sim_step_out out;
+
+static void start(const char *timeline, uint64_t seed)
+{
+	char err[160];
+	struct sim_world_config c;
+	sim_timeline_init(&tl);
+	if (sim_timeline_parse(&tl, timeline, strlen(timeline), "t", err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	sim_timeline_sort(&tl);
+	sim_world_config_default(&c);
+	c.seed = seed;
+	assert_int_equal(sim_world_init(&w, &c, &tl), 0);
+}
+
+static void run_to(double t_s)
+{
+	while (sim_world_time_us(&w) < (uint64_t)llround(t_s * 1e6))
+		sim_world_step(&w, &out);
+}
+
+static bool noted(const char *what)
+{
+	for (unsigned int i = 0; i < out.n_notes; i++)
+		if (strstr(out.notes[i], what))
+			return true;
+	return false;
+}
+
+static void set_controls(double ail, double elev, double thr, double rud, uint8_t mode)
+{
+	float c[SIM_ACTUATORS] = { 0 };
+	c[0] = (float)ail;
+	c[1] = (float)elev;
+	c[2] = (float)(thr * 2.0 - 1.0);
+	c[3] = (float)rud;
+	assert_int_equal(sim_world_set_actuators(&w, c, mode, sim_world_time_us(&w)), 0);
+}
+
+static void test_sim_world_without_a_throw_starts_at_rest_on_the_ground(void **state)
+{
+	start("", 1);
+	run_to(2.0);
+	assert_int_equal(sim_world_phase(&w), SIM_PHASE_GROUND);
+	assert_true(v3_norm(w.st.vel_ned_m_s) < 0.01);
+	assert_true(fabs(w.st.pos_ned_m.z) < 0.2);
+	assert_false(w.st.crashed);
+}
+
+/* In the hand: still, level, 1.7 m up; the IMU reads gravity and noise only. */
+static void test_sim_world_held_in_the_hand_the_imu_feels_gravity_only(void **state)
+{
+	start("30 throw\n", 3);
+	struct v3 sum = { 0 }, sum2 = { 0 }, gsum = { 0 };
+	int n = 0;
+	for (int i = 0; i < 2000; i++) {
+		sim_world_step(&w, &out);
+		assert_int_equal(sim_world_phase(&w), SIM_PHASE_HELD);
+		assert_true(out.fresh & SIM_OUT_ACCEL);
+		struct v3 a = w.pub.imu.accel_m_s2;
+		sum = v3_add(sum, a);
+		sum2 = v3_add(sum2, v3_make(a.x * a.x, a.y * a.y, a.z * a.z));
+		gsum = v3_add(gsum, w.pub.imu.gyro_rad_s);
+		n++;
+	}
+	assert_true(fabs(w.st.pos_ned_m.z + 1.7) < 1e-9);
+	assert_true(v3_norm(w.st.vel_ned_m_s) == 0.0);
+	struct v3 m = v3_scale(sum, 1.0 / n);
+	double sd_x = sqrt(sum2.x / n - m.x * m.x);
+	print_message("held: accel mean %.3f %.3f %.3f m/s^2, sd x %.4f, gyro mean %.3f deg/s\n", m.x, m.y, m.z,
+		      sd_x, gsum.x / n / DEG);
+	/* Turn-on biases are up to ~0.6 m/s^2 (3 sigma) and scale errors 1 %. */
+	assert_true(fabs(m.x) < 0.8 && fabs(m.y) < 0.8);
+	assert_true(fabs(m.z + G) < 0.8);
+	/* White noise only: 400 ug/rtHz at 1 kHz is about 0.12 m/s^2. */
+	assert_true(sd_x > 0.05 && sd_x < 0.3);
+	assert_true(fabs(gsum.x / n) < 1.2 * DEG);
+}
+
+/* The throw: several g along the nose for a quarter of a second, out of the
+ * hand at 10-12 m/s a few degrees nose up; with the motor on it flies away. */
+static void test_sim_world_throw_accelerates_it_to_flying_speed(void **state)
+{
+	start("1 throw\n", 4);
+	run_to(1.0);
+	set_controls(0, 0.05, 1.0, 0, 128);
+	double peak_truth = 0, peak_imu = 0;
+	uint64_t t_throw = 0, t_release = 0;
+	while (sim_world_time_us(&w) < 1600000) {
+		sim_world_step(&w, &out);
+		enum sim_phase ph = sim_world_phase(&w);
+		if (ph == SIM_PHASE_THROW && !t_throw)
+			t_throw = out.t_us;
+		if (t_throw && ph != SIM_PHASE_THROW && !t_release) {
+			t_release = out.t_us;
+			double roll, pitch, yaw;
+			quat_to_euler(w.st.att, &roll, &pitch, &yaw);
+			double v = v3_norm(w.st.vel_ned_m_s);
+			print_message("released after %.3f s at %.2f m/s, pitch %.1f deg, %.2f m up\n",
+				      (double)(t_release - t_throw) * 1e-6, v, pitch / DEG, -w.st.pos_ned_m.z);
+			assert_true(v >= 10.0 && v <= 12.0);
+			assert_true(pitch / DEG > 2.0 && pitch / DEG < 10.0);
+		}
+		if (ph == SIM_PHASE_THROW) {
+			peak_truth = fmax(peak_truth, w.st.accel_body_m_s2.x);
+			peak_imu = fmax(peak_imu, w.pub.imu.accel_m_s2.x);
+		}
+	}
+	print_message("throw: peak specific force %.1f g (IMU %.1f g)\n", peak_truth / G, peak_imu / G);
+	assert_true(t_throw >= 1000000 && t_throw <= 1002000);
+	assert_true(t_release > t_throw);
+	double dur = (double)(t_release - t_throw) * 1e-6;
+	assert_true(dur >= 0.2 && dur <= 0.3);
+	assert_true(peak_truth > 3.0 * G && peak_truth < 5.5 * G);
+	assert_true(peak_imu > 3.0 * G);
+	run_to(6.0);
+	print_message("5 s after the throw: %.1f m up, %.1f m north, %.1f m/s\n", -w.st.pos_ned_m.z, w.st.pos_ned_m.x,
+		      w.st.airspeed_m_s);
+	assert_false(w.st.crashed);
+	assert_int_equal(sim_world_phase(&w), SIM_PHASE_AIR);
+	assert_true(w.st.pos_ned_m.x > 40.0);
+	assert_true(-w.st.pos_ned_m.z > 3.0);
+}
+
+static void test_sim_world_throw_without_the_motor_glides_down(void **state)
+{
+	start("0.5 throw\n", 5);
+	run_to(10.0);
+	assert_true(w.st.on_ground);
+	assert_false(w.st.crashed);
+	assert_true(w.st.pos_ned_m.x > 5.0);
+}
+
+static void test_sim_world_gps_loss_and_glitch_show_in_the_reports(void **state)
+{
+	start("2 gps_loss 1\n5 gps_glitch 1 100 -40\n", 6);
+	run_to(1.9);
+	struct sim_gps_sample before = w.pub.gps;
+	assert_int_equal(before.fix_type, 3);
+	int nofix = 0, reports = 0;
+	bool began = false, ended = false;
+	while (sim_world_time_us(&w) < 3500000) {
+		sim_world_step(&w, &out);
+		began |= noted("2.000 gps_loss 1");
+		ended |= noted("3.000 gps_loss end");
+		if (!(out.fresh & SIM_OUT_GPS))
+			continue;
+		bool in = out.t_us >= 2000000 && out.t_us < 3000000;
+		assert_int_equal(w.pub.gps.fix_type, in ? 1 : 3);
+		nofix += in;
+		reports++;
+	}
+	assert_true(began && ended);
+	assert_int_equal(nofix, 5);   /* 5 Hz for 1 s */
+	assert_true(reports >= 7);
+	/* The glitch: the reported position jumps 100 m north, 40 m west. */
+	run_to(4.95);
+	struct sim_lla p0 = { w.pub.gps.lat_deg, w.pub.gps.lon_deg, w.pub.gps.alt_m };
+	struct v3 n0 = sim_lla_to_ned(&w.cfg.home, &p0);
+	run_to(5.25);
+	struct sim_lla p1 = { w.pub.gps.lat_deg, w.pub.gps.lon_deg, w.pub.gps.alt_m };
+	struct v3 n1 = sim_lla_to_ned(&w.cfg.home, &p1);
+	assert_true(fabs(n1.x - n0.x - 100.0) < 2.0);
+	assert_true(fabs(n1.y - n0.y + 40.0) < 2.0);
+	run_to(6.5);
+	struct sim_lla p2 = { w.pub.gps.lat_deg, w.pub.gps.lon_deg, w.pub.gps.alt_m };
+	struct v3 n2 = sim_lla_to_ned(&w.cfg.home, &p2);
+	assert_true(fabs(n2.x - n0.x) < 2.0);
+}
+
+static void test_sim_world_dropout_clears_and_freeze_holds(void **state)
+{
+	start("1 dropout imu 0.5\n1 freeze baro 1\n1 dropout battery 0\n", 7);
+	run_to(1.0);
+	double p_before = w.pub.baro.pressure_pa;
+	int imu = 0, baro = 0, batt = 0;
+	while (sim_world_time_us(&w) < 1400000) {
+		sim_world_step(&w, &out);
+		imu += (out.fresh & (SIM_OUT_ACCEL | SIM_OUT_GYRO)) != 0;
+		if (out.fresh & SIM_OUT_BARO) {
+			baro++;
+			assert_true(w.pub.baro.pressure_pa == p_before);
+		}
+		batt += (out.fresh & SIM_OUT_BATT) != 0;
+	}
+	assert_int_equal(imu, 0);
+	assert_int_equal(baro, 20);   /* still flagged: 50 Hz for 0.4 s */
+	run_to(2.5);
+	assert_true(out.fresh & SIM_OUT_ACCEL);
+	assert_true(w.pub.baro.pressure_pa != p_before);
+	while (sim_world_time_us(&w) < 4000000) {
+		sim_world_step(&w, &out);
+		batt += (out.fresh & SIM_OUT_BATT) != 0;
+	}
+	assert_int_equal(batt, 0);    /* for good */
+}
+
+static void test_sim_world_bias_steps_shift_the_mean(void **state)
+{
+	start("1 bias accel 0.5 0 0\n1 bias gyro 0 0 2\n1 bias baro 100\n", 8);
+	double ax0 = 0, gz0 = 0, ax1 = 0, gz1 = 0, p0 = 0, p1 = 0;
+	for (int i = 0; i < 1000; i++) {
+		sim_world_step(&w, &out);
+		ax0 += w.pub.imu.accel_m_s2.x;
+		gz0 += w.pub.imu.gyro_rad_s.z;
+		p0 += w.pub.baro.pressure_pa;
+	}
+	for (int i = 0; i < 1000; i++) {
+		sim_world_step(&w, &out);
+		ax1 += w.pub.imu.accel_m_s2.x;
+		gz1 += w.pub.imu.gyro_rad_s.z;
+		p1 += w.pub.baro.pressure_pa;
+	}
+	assert_true(fabs((ax1 - ax0) / 1000 - 0.5) < 0.03);
+	assert_true(fabs((gz1 - gz0) / 1000 / DEG - 2.0) < 0.1);
+	/* the baro lags 50 ms behind a step: compare the settled part */
+	assert_true(fabs((p1 - p0) / 1000 - 100.0) < 10.0);
+}
+
+static void test_sim_world_scripted_pilot_and_rc_loss(void **state)
+{
+	start("1 rc 8=1800 1=1700\n2 rc off\n3 rc on\n4 rc_loss 0.5\n", 9);
+	sim_world_step(&w, &out);
+	assert_true(out.fresh & SIM_OUT_RC);
+	assert_int_equal(w.rc_pwm_us[7], 1000);   /* the mode switch's default */
+	assert_int_equal(w.rc_pwm_us[2], 1000);   /* throttle low */
+	assert_int_equal(w.rc_pwm_us[0], 1500);
+	int frames[6] = { 1 };
+	while (sim_world_time_us(&w) < 5000000) {
+		sim_world_step(&w, &out);
+		if (out.fresh & SIM_OUT_RC)
+			frames[out.t_us / 1000000]++;
+		if (out.t_us == 1500000)
+			assert_true(w.rc_pwm_us[7] == 1800 && w.rc_pwm_us[0] == 1700 && w.rc_pwm_us[1] == 1500);
+	}
+	assert_int_equal(frames[0], 50);
+	assert_int_equal(frames[1], 50);   /* 1 s - 2 s */
+	assert_int_equal(frames[2], 0);    /* off */
+	assert_int_equal(frames[3], 50);
+	assert_int_equal(frames[4], 25);   /* lost for half of it */
+}
+
+static void test_sim_world_link_loss_motor_failure_and_wind_step(void **state)
+{
+	start("1 link_loss 0.25\n2 motor_fail 1\n4 wind 10 90\n", 10);
+	set_controls(0, 0, 1.0, 0, 128);
+	int down = 0;
+	while (sim_world_time_us(&w) < 1500000) {
+		sim_world_step(&w, &out);
+		down += !out.link_up;
+	}
+	assert_int_equal(down, 250);
+	run_to(1.9);
+	assert_true(w.st.thrust_n > 5.0);
+	run_to(2.5);
+	assert_true(w.applied.throttle == 0.0 && w.commanded.throttle == 1.0);
+	assert_true(w.st.thrust_n == 0.0);
+	run_to(3.5);
+	assert_true(w.st.thrust_n > 5.0);
+	run_to(4.1);
+	/* from the east: blowing west */
+	assert_true(fabs(w.wind_ned_m_s.y + 10.0) < 1e-9 && fabs(w.wind_ned_m_s.x) < 1e-9);
+}
+
+static void test_sim_world_never_applies_a_non_finite_control(void **state)
+{
+	start("", 11);
+	set_controls(0.2, 0, 0.5, 0, 128);
+	float c[SIM_ACTUATORS] = { 0.9f, 0.9f, 0.9f, 0.9f };
+	c[6] = NAN;
+	assert_int_equal(sim_world_set_actuators(&w, c, 128, 5), -EINVAL);
+	c[6] = 0;
+	c[1] = INFINITY;
+	assert_int_equal(sim_world_set_actuators(&w, c, 0, 5), -EINVAL);
+	assert_true(w.commanded.aileron == (double)0.2f && w.commanded.throttle == 0.5 && w.armed);
+	c[1] = 7.0f;   /* out of range: clamped */
+	assert_int_equal(sim_world_set_actuators(&w, c, 0, 5), 0);
+	assert_true(w.commanded.elevator == 1.0 && !w.armed);
+}
+
+static int columns(const char *line)
+{
+	int n = 1;
+	for (; *line; line++)
+		n += *line == ',';
+	return n;
+}
+
+static void test_sim_world_truth_is_deterministic_and_well_formed(void **state)
+{
+	static char a[400][600], b[600];
+	start("0.5 throw\n1 gps_glitch 1 5 5\n", 42);
+	for (int i = 0; i < 400; i++) {
+		run_to(0.01 * (i + 1));
+		set_controls(sin(i * 0.1) * 0.3, 0.1, 0.8, 0, 128);
+		assert_true(sim_truth_csv_row(&w, i == 100 ? "1.000 gps_glitch 1 5 5;x,y" : "", a[i], sizeof(a[i])) <
+			    (int)sizeof(a[i]));
+	}
+	w2 = w;
+	start("0.5 throw\n1 gps_glitch 1 5 5\n", 42);
+	for (int i = 0; i < 400; i++) {
+		run_to(0.01 * (i + 1));
+		set_controls(sin(i * 0.1) * 0.3, 0.1, 0.8, 0, 128);
+		sim_truth_csv_row(&w, i == 100 ? "1.000 gps_glitch 1 5 5;x,y" : "", b, sizeof(b));
+		assert_string_equal(a[i], b);
+	}
+	assert_memory_equal(&w.st, &w2.st, sizeof(w.st));
+	char h[600];
+	sim_truth_csv_header(h, sizeof(h));
+	assert_int_equal(columns(h), columns(a[0]));
+	assert_int_equal(columns(h), columns(a[100]));   /* the comma in the event is gone */
+	assert_non_null(strstr(a[100], ",1.000 gps_glitch 1 5 5;x y\n"));
+	/* another seed, another flight */
+	start("0.5 throw\n", 43);
+	run_to(1.0);
+	sim_truth_csv_row(&w, "", b, sizeof(b));
+	assert_string_not_equal(a[99], b);
+}
+
+static void test_sim_world_rejects_an_imu_rate_that_does_not_divide_a_second(void **state)
+{
+	struct sim_world_config c;
+	sim_world_config_default(&c);
+	c.imu_hz = 300;
+	assert_int_equal(sim_world_init(&w, &c, NULL), -EINVAL);
+	c.imu_hz = 400;
+	assert_int_equal(sim_world_init(&w, &c, NULL), 0);
+	sim_world_step(&w, &out);
+	assert_int_equal(out.t_us, 2500);
+	assert_true(out.first);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sim_world_without_a_throw_starts_at_rest_on_the_ground),
+		cmocka_unit_test(test_sim_world_held_in_the_hand_the_imu_feels_gravity_only),
+		cmocka_unit_test(test_sim_world_throw_accelerates_it_to_flying_speed),
+		cmocka_unit_test(test_sim_world_throw_without_the_motor_glides_down),
+		cmocka_unit_test(test_sim_world_gps_loss_and_glitch_show_in_the_reports),
+		cmocka_unit_test(test_sim_world_dropout_clears_and_freeze_holds),
+		cmocka_unit_test(test_sim_world_bias_steps_shift_the_mean),
+		cmocka_unit_test(test_sim_world_scripted_pilot_and_rc_loss),
+		cmocka_unit_test(test_sim_world_link_loss_motor_failure_and_wind_step),
+		cmocka_unit_test(test_sim_world_never_applies_a_non_finite_control),
+		cmocka_unit_test(test_sim_world_truth_is_deterministic_and_well_formed),
+		cmocka_unit_test(test_sim_world_rejects_an_imu_rate_that_does_not_divide_a_second),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "world.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define DEG (M_PI / 180.0)
+
+void sim_world_config_default(struct sim_world_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	sim_airframe_default(&c->airframe);
+	sim_sensors_config_default(&c->sensors);
+	c->wind.gust_mean_interval_s = 10.0;
+	c->wind.gust_length_s = 3.0;
+	/* A firm overarm throw of a 2 kg plane: about 11 m/s out of the hand
+	 * after a quarter of a second (some 4.5 g along the nose), a few degrees
+	 * nose up, from shoulder height. */
+	c->launch.hand_height_m = 1.7;
+	c->launch.speed_m_s = 11.0;
+	c->launch.pitch_deg = 5.0;
+	c->launch.duration_s = 0.28;
+	c->launch.ramp_s = 0.03;
+	c->home = sim_home_default();
+	c->seed = 1;
+	c->imu_hz = 1000;
+	c->rc_rate_hz = 50.0;
+	c->state_rate_hz = 50.0;
+	c->rc_mode_pwm_us = 1000;
+	c->rc_mode_channel = 8;
+}
+
+static bool timeline_has_throw(const struct sim_timeline *tl)
+{
+	for (unsigned int i = 0; tl && i < tl->count; i++)
+		if (tl->ev[i].kind == SIM_EV_THROW)
+			return true;
+	return false;
+}
+
+static struct quat held_attitude(const struct sim_world *w, double pitch_rad)
+{
+	return quat_from_euler(0.0, pitch_rad, w->cfg.heading_deg * DEG);
+}
+
+int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
+		   const struct sim_timeline *tl)
+{
+	if (cfg->imu_hz == 0 || 1000000u % cfg->imu_hz != 0 || cfg->rc_mode_channel < 1 ||
+	    cfg->rc_mode_channel > SIM_RC_CHANNELS || cfg->launch.duration_s <= 0.0 ||
+	    cfg->launch.speed_m_s <= 0.0)
+		return -EINVAL;
+	memset(w, 0, sizeof(*w));
+	w->cfg = *cfg;
+	w->tl = tl;
+	w->dt_us = 1000000u / cfg->imu_hz;
+	w->cfg.sensors.seed = cfg->seed;
+	w->cfg.sensors.imu_rate_hz = cfg->imu_hz;
+	w->cfg.wind.seed = cfg->seed;
+	if (w->cfg.launch.ramp_s > 0.5 * w->cfg.launch.duration_s)
+		w->cfg.launch.ramp_s = 0.5 * w->cfg.launch.duration_s;
+
+	sim_state_init(&w->cfg.airframe, &w->st);
+	w->st.att = held_attitude(w, 0.0);
+	if (timeline_has_throw(tl)) {
+		w->mode = SIM_PHASE_HELD;
+		w->st.pos_ned_m = v3_make(0.0, 0.0, -w->cfg.launch.hand_height_m);
+	} else {
+		w->mode = SIM_PHASE_GROUND;
+	}
+	/* Before the first step's outputs: at rest, the accelerometer feels the
+	 * ground's (or the hand's) push against gravity. */
+	w->st.accel_body_m_s2 = quat_rotate_inv(w->st.att, v3_make(0, 0, -SIM_G0_M_S2));
+	sim_sensors_init(&w->sens, &w->cfg.sensors);
+	sim_wind_init(&w->wind, &w->cfg.wind);
+	sim_atmos_isa(w->cfg.home.alt_m - w->st.pos_ned_m.z, 0.0, &w->atm);
+
+	/* Never driven: surfaces neutral, throttle off. */
+	w->commanded = (struct sim_controls){ 0.0, 0.0, 0.0, 0.0 };
+	w->actuators[2] = -1.0f;
+	for (int i = 0; i < SIM_RC_CHANNELS; i++)
+		w->rc_pwm_us[i] = 1500;
+	w->rc_pwm_us[2] = 1000;
+	w->rc_pwm_us[cfg->rc_mode_channel - 1] = cfg->rc_mode_pwm_us;
+	w->rc_on = true;
+	return 0;
+}
+
+uint64_t sim_world_time_us(const struct sim_world *w)
+{
+	return w->step * w->dt_us;
+}
+
+enum sim_phase sim_world_phase(const struct sim_world *w)
+{
+	if (w->mode == SIM_PHASE_HELD || w->mode == SIM_PHASE_THROW)
+		return w->mode;
+	return w->st.on_ground ? SIM_PHASE_GROUND : SIM_PHASE_AIR;
+}
+
+const char *sim_phase_name(enum sim_phase p)
+{
+	switch (p) {
+	case SIM_PHASE_GROUND: return "ground";
+	case SIM_PHASE_HELD: return "held";
+	case SIM_PHASE_THROW: return "throw";
+	case SIM_PHASE_AIR: return "air";
+	default: return "?";
+	}
+}
+
+struct sim_lla sim_world_lla(const struct sim_world *w)
+{
+	return sim_ned_to_lla(&w->cfg.home, w->st.pos_ned_m);
+}
+
+static double clampd(double x, double lo, double hi)
+{
+	return x < lo ? lo : (x > hi ? hi : x);
+}
+
+int sim_world_set_actuators(struct sim_world *w, const float controls[SIM_ACTUATORS],
+			    uint8_t mode, uint64_t t_us)
+{
+	for (int i = 0; i < SIM_ACTUATORS; i++)
+		if (!isfinite(controls[i]))
+			return -EINVAL;
+	memcpy(w->actuators, controls, sizeof(w->actuators));
+	w->armed = (mode & 128u) != 0;
+	w->actuators_t_us = t_us;
+	w->commanded.aileron = clampd(controls[0], -1.0, 1.0);
+	w->commanded.elevator = clampd(controls[1], -1.0, 1.0);
+	w->commanded.throttle = clampd(((double)controls[2] + 1.0) * 0.5, 0.0, 1.0);
+	w->commanded.rudder = clampd(controls[3], -1.0, 1.0);
+	return 0;
+}
+
+/* ---- events and faults ---- */
+
+static void note(struct sim_step_out *out, uint64_t t_us, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void note(struct sim_step_out *out, uint64_t t_us, const char *fmt, ...)
+{
+	if (out->n_notes == SIM_NOTES_MAX)
+		return;
+	char *n = out->notes[out->n_notes++];
+	int k = snprintf(n, SIM_NOTE_TEXT, "%.3f ", (double)t_us * 1e-6);
+	if (k > 0 && k < SIM_NOTE_TEXT) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(n + k, SIM_NOTE_TEXT - (size_t)k, fmt, ap);
+		va_end(ap);
+	}
+}
+
+static bool active(uint64_t until_us, uint64_t t_us)
+{
+	return until_us != 0 && t_us < until_us;
+}
+
+static uint64_t until(const struct sim_event *e)
+{
+	if (e->dur_s <= 0.0)
+		return UINT64_MAX;
+	return e->t_us + (uint64_t)llround(e->dur_s * 1e6);
+}
+
+static void per_sensor(uint64_t *table, enum sim_fault_sensor s, uint64_t until_us)
+{
+	if (s == SIM_FS_IMU) {
+		table[SIM_FS_ACCEL] = until_us;
+		table[SIM_FS_GYRO] = until_us;
+	} else {
+		table[s] = until_us;
+	}
+}
+
+static void apply_event(struct sim_world *w, const struct sim_event *e, uint64_t t_us,
+			struct sim_step_out *out)
+{
+	struct sim_faults_active *f = &w->f;
+	switch (e->kind) {
+	case SIM_EV_THROW:
+		if (w->mode != SIM_PHASE_HELD) {
+			note(out, t_us, "%s ignored: not in the hand", e->text);
+			return;
+		}
+		w->mode = SIM_PHASE_THROW;
+		w->throw_start_us = t_us - w->dt_us;
+		break;
+	case SIM_EV_RC_SET:
+		for (int i = 0; i < SIM_RC_CHANNELS; i++)
+			if (e->rc_pwm_us[i])
+				w->rc_pwm_us[i] = e->rc_pwm_us[i];
+		break;
+	case SIM_EV_RC_ON: w->rc_on = true; break;
+	case SIM_EV_RC_OFF: w->rc_on = false; break;
+	case SIM_EV_RC_LOSS: f->rc_loss_until_us = until(e); break;
+	case SIM_EV_GPS_LOSS: f->gps_loss_until_us = until(e); break;
+	case SIM_EV_GPS_GLITCH:
+		f->gps_glitch_until_us = until(e);
+		f->gps_glitch_ned_m = v3_make(e->v[0], e->v[1], e->v[2]);
+		break;
+	case SIM_EV_FREEZE: per_sensor(f->freeze_until_us, e->sensor, until(e)); break;
+	case SIM_EV_DROPOUT: per_sensor(f->dropout_until_us, e->sensor, until(e)); break;
+	case SIM_EV_BIAS:
+		switch (e->sensor) {
+		case SIM_FS_ACCEL: f->accel_bias_m_s2 = v3_make(e->v[0], e->v[1], e->v[2]); break;
+		case SIM_FS_GYRO:
+			f->gyro_bias_rad_s = v3_make(e->v[0] * DEG, e->v[1] * DEG, e->v[2] * DEG);
+			break;
+		case SIM_FS_MAG: f->mag_bias_gauss = v3_make(e->v[0], e->v[1], e->v[2]); break;
+		case SIM_FS_BARO: f->baro_bias_pa = e->v[0]; break;
+		case SIM_FS_AIRSPEED: f->airspeed_bias_pa = e->v[0]; break;
+		case SIM_FS_BATTERY: f->batt_bias_v = e->v[0]; break;
+		default: break;
+		}
+		break;
+	case SIM_EV_LINK_LOSS: f->link_loss_until_us = until(e); break;
+	case SIM_EV_MOTOR_FAIL: f->motor_fail_until_us = until(e); break;
+	case SIM_EV_WIND:
+		w->wind.cfg.speed_m_s = e->v[0];
+		w->wind.cfg.from_deg = e->v[1];
+		break;
+	default:
+		return;
+	}
+	note(out, t_us, "%s", e->text);
+}
+
+/* A timed fault whose time is up: say so and clear it. */
+static void expire(uint64_t *until_us, uint64_t t_us, const char *what, const char *sensor,
+		   struct sim_step_out *out)
+{
+	if (*until_us == 0 || t_us < *until_us)
+		return;
+	note(out, t_us, "%s%s%s end", what, sensor[0] ? " " : "", sensor);
+	*until_us = 0;
+}
+
+static void events_and_faults(struct sim_world *w, uint64_t t_us, struct sim_step_out *out)
+{
+	struct sim_faults_active *f = &w->f;
+	expire(&f->rc_loss_until_us, t_us, "rc_loss", "", out);
+	expire(&f->gps_loss_until_us, t_us, "gps_loss", "", out);
+	expire(&f->gps_glitch_until_us, t_us, "gps_glitch", "", out);
+	expire(&f->link_loss_until_us, t_us, "link_loss", "", out);
+	expire(&f->motor_fail_until_us, t_us, "motor_fail", "", out);
+	for (int s = 1; s < SIM_FS_COUNT; s++) {
+		expire(&f->freeze_until_us[s], t_us, "freeze", sim_fault_sensor_name((enum sim_fault_sensor)s), out);
+		expire(&f->dropout_until_us[s], t_us, "dropout", sim_fault_sensor_name((enum sim_fault_sensor)s), out);
+	}
+	while (w->tl && w->next_event < w->tl->count && w->tl->ev[w->next_event].t_us <= t_us)
+		apply_event(w, &w->tl->ev[w->next_event++], t_us, out);
+}
+
+/* ---- physics ---- */
+
+/* The arm's acceleration along the nose and the speed it has given, tau
+ * seconds into the throw (a trapezoid in time). */
+static void throw_profile(const struct sim_launch_config *l, double tau, double *a, double *v)
+{
+	double T = l->duration_s, r = l->ramp_s;
+	double A = l->speed_m_s / (T - r);
+	if (tau <= 0.0) {
+		*a = *v = 0.0;
+	} else if (r > 0.0 && tau < r) {
+		*a = A * tau / r;
+		*v = A * tau * tau / (2.0 * r);
+	} else if (tau <= T - r) {
+		*a = A;
+		*v = A * (r / 2.0 + tau - r);
+	} else if (tau < T) {
+		*a = A * (T - tau) / r;
+		*v = l->speed_m_s - A * (T - tau) * (T - tau) / (2.0 * r);
+	} else {
+		*a = 0.0;
+		*v = l->speed_m_s;
+	}
+}
+
+/* In the hand the arm dictates the motion; the airframe's own forces only
+ * decide what its propeller, battery and pitot see. */
+static void hand_step(struct sim_world *w, const struct sim_env *env, double dt_s, uint64_t t_us)
+{
+	const struct sim_airframe *p = &w->cfg.airframe;
+	const struct sim_launch_config *l = &w->cfg.launch;
+	struct sim_state *s = &w->st;
+	double a = 0.0, v = 0.0, theta = 0.0, theta_dot = 0.0;
+	double psi = w->cfg.heading_deg * DEG;
+	if (w->mode == SIM_PHASE_THROW) {
+		double tau = (double)(t_us - w->throw_start_us) * 1e-6;
+		throw_profile(l, tau, &a, &v);
+		theta = l->pitch_deg * DEG * v / l->speed_m_s;
+		theta_dot = l->pitch_deg * DEG * a / l->speed_m_s;
+		struct v3 along = v3_make(cos(theta) * cos(psi), cos(theta) * sin(psi), -sin(theta));
+		s->vel_ned_m_s = v3_scale(along, v);
+		s->pos_ned_m = v3_madd(s->pos_ned_m, s->vel_ned_m_s, dt_s);
+		if (tau >= l->duration_s) {
+			/* Released: from the next step on, it flies on its own. */
+			theta_dot = 0.0;
+			w->mode = SIM_PHASE_AIR;
+		}
+	}
+	s->att = held_attitude(w, theta);
+	s->rate_body_rad_s = v3_make(0.0, theta_dot, 0.0);
+	s->t_s += dt_s;
+
+	struct sim_forces f;
+	sim_forces_eval(p, s, &w->applied, env, &f);
+	/* Specific force: the path's acceleration (along the nose, and v theta_dot
+	 * towards the belly's opposite as the path curves up) less gravity. */
+	struct v3 kin = v3_make(a, 0.0, -v * theta_dot);
+	s->accel_body_m_s2 = v3_add(kin, quat_rotate_inv(s->att, v3_make(0, 0, -SIM_G0_M_S2)));
+	s->airspeed_m_s = f.airspeed_m_s;
+	s->alpha_rad = f.alpha_rad;
+	s->beta_rad = f.beta_rad;
+	s->thrust_n = f.thrust_n;
+	s->prop_rad_s = f.prop_rad_s;
+	s->on_ground = false;
+	s->batt_current_a = f.batt_current_a;
+	s->batt_used_ah += f.batt_current_a * dt_s / 3600.0;
+	s->batt_voltage_v = sim_batt_ocv_v(p, s->batt_used_ah) - f.batt_current_a * p->batt_r_ohm;
+}
+
+static void physics(struct sim_world *w, uint64_t t_us)
+{
+	double dt = (double)w->dt_us * 1e-6;
+	double agl = -w->st.pos_ned_m.z;
+	sim_atmos_isa(w->cfg.home.alt_m + agl, 0.0, &w->atm);
+	w->wind_ned_m_s = sim_wind_step(&w->wind, dt, agl, w->st.airspeed_m_s);
+	struct sim_env env = { w->wind_ned_m_s, w->atm.density_kg_m3 };
+	w->applied = w->commanded;
+	if (active(w->f.motor_fail_until_us, t_us))
+		w->applied.throttle = 0.0;
+	if (w->mode == SIM_PHASE_HELD || w->mode == SIM_PHASE_THROW)
+		hand_step(w, &env, dt, t_us);
+	else
+		sim_model_step(&w->cfg.airframe, &w->st, &w->applied, &env, dt);
+	sim_atmos_isa(w->cfg.home.alt_m - w->st.pos_ned_m.z, 0.0, &w->atm);
+}
+
+/* ---- sensors through the faults ---- */
+
+static bool due(uint64_t *next_us, double rate_hz, uint64_t t_us)
+{
+	if (rate_hz <= 0.0 || t_us < *next_us)
+		return false;
+	uint64_t per = (uint64_t)llround(1e6 / rate_hz);
+	*next_us += per;
+	if (*next_us <= t_us)
+		*next_us = t_us + per;
+	return true;
+}
+
+static void gps_through_faults(struct sim_world *w, const struct sim_gps_sample *raw, uint64_t t_us)
+{
+	const struct sim_faults_active *f = &w->f;
+	struct sim_gps_sample *g = &w->pub.gps;
+	if (active(f->freeze_until_us[SIM_FS_GPS], t_us) && w->gps_have_fix) {
+		g->t_us = t_us;   /* the same fix, again */
+		return;
+	}
+	struct sim_gps_sample last = *g;
+	*g = *raw;
+	if (active(f->gps_glitch_until_us, t_us)) {
+		struct sim_lla p = { raw->lat_deg, raw->lon_deg, raw->alt_m };
+		struct v3 ned = v3_add(sim_lla_to_ned(&w->cfg.home, &p), f->gps_glitch_ned_m);
+		p = sim_ned_to_lla(&w->cfg.home, ned);
+		g->lat_deg = p.lat_deg;
+		g->lon_deg = p.lon_deg;
+		g->alt_m = p.alt_m;
+	}
+	if (active(f->gps_loss_until_us, t_us)) {
+		/* A receiver without a fix: still reporting, nothing to trust. */
+		g->fix_type = 1;
+		g->sats = raw->sats / 4;
+		g->eph_m = g->epv_m = 99.99;
+		g->vel_ned_m_s = v3_make(0, 0, 0);
+		g->lat_deg = last.lat_deg;
+		g->lon_deg = last.lon_deg;
+		g->alt_m = last.alt_m;
+	} else {
+		w->gps_have_fix = true;
+	}
+}
+
+static void sensors(struct sim_world *w, uint64_t t_us, struct sim_step_out *out)
+{
+	const struct sim_faults_active *f = &w->f;
+	struct sim_sensor_out raw;
+	unsigned int m = sim_sensors_step(&w->sens, &w->st, &w->cfg.home, &w->atm, t_us, &raw);
+	struct sim_sensor_out *pub = &w->pub;
+#define DROPPED(s) active(f->dropout_until_us[s], t_us)
+#define FROZEN(s) active(f->freeze_until_us[s], t_us)
+	if (m & SIM_SENS_IMU) {
+		pub->imu.t_us = t_us;
+		if (!DROPPED(SIM_FS_ACCEL)) {
+			if (!FROZEN(SIM_FS_ACCEL))
+				pub->imu.accel_m_s2 = v3_add(raw.imu.accel_m_s2, f->accel_bias_m_s2);
+			out->fresh |= SIM_OUT_ACCEL;
+		}
+		if (!DROPPED(SIM_FS_GYRO)) {
+			if (!FROZEN(SIM_FS_GYRO))
+				pub->imu.gyro_rad_s = v3_add(raw.imu.gyro_rad_s, f->gyro_bias_rad_s);
+			out->fresh |= SIM_OUT_GYRO;
+		}
+	}
+	if ((m & SIM_SENS_MAG) && !DROPPED(SIM_FS_MAG)) {
+		if (!FROZEN(SIM_FS_MAG)) {
+			pub->mag = raw.mag;
+			pub->mag.field_gauss = v3_add(raw.mag.field_gauss, f->mag_bias_gauss);
+		}
+		out->fresh |= SIM_OUT_MAG;
+	}
+	if ((m & SIM_SENS_BARO) && !DROPPED(SIM_FS_BARO)) {
+		if (!FROZEN(SIM_FS_BARO)) {
+			pub->baro = raw.baro;
+			pub->baro.pressure_pa += f->baro_bias_pa;
+		}
+		out->fresh |= SIM_OUT_BARO;
+	}
+	if ((m & SIM_SENS_AIRSPEED) && !DROPPED(SIM_FS_AIRSPEED)) {
+		if (!FROZEN(SIM_FS_AIRSPEED)) {
+			pub->airspeed = raw.airspeed;
+			double dp = raw.airspeed.diff_pressure_pa + f->airspeed_bias_pa;
+			pub->airspeed.diff_pressure_pa = dp;
+			pub->airspeed.ias_m_s = dp > 0.0 ? sqrt(2.0 * dp / SIM_RHO0_KG_M3) : 0.0;
+		}
+		out->fresh |= SIM_OUT_AIRSPEED;
+	}
+	if ((m & SIM_SENS_GPS) && !DROPPED(SIM_FS_GPS)) {
+		gps_through_faults(w, &raw.gps, t_us);
+		out->fresh |= SIM_OUT_GPS;
+	}
+	if ((m & SIM_SENS_BATT) && !DROPPED(SIM_FS_BATTERY)) {
+		if (!FROZEN(SIM_FS_BATTERY)) {
+			pub->batt = raw.batt;
+			pub->batt.voltage_v += f->batt_bias_v;
+		}
+		pub->batt.t_us = t_us;
+		out->fresh |= SIM_OUT_BATT;
+	}
+#undef DROPPED
+#undef FROZEN
+}
+
+void sim_world_step(struct sim_world *w, struct sim_step_out *out)
+{
+	uint64_t t_us = (w->step + 1) * w->dt_us;
+	out->t_us = t_us;
+	out->fresh = 0;
+	out->n_notes = 0;
+	out->first = w->step == 0;
+	events_and_faults(w, t_us, out);
+	physics(w, t_us);
+	w->step++;
+	sensors(w, t_us, out);
+	if (due(&w->next_rc_us, w->cfg.rc_rate_hz, t_us) && w->rc_on &&
+	    !active(w->f.rc_loss_until_us, t_us))
+		out->fresh |= SIM_OUT_RC;
+	if (due(&w->next_state_us, w->cfg.state_rate_hz, t_us))
+		out->fresh |= SIM_OUT_STATE;
+	out->link_up = !active(w->f.link_loss_until_us, t_us);
+}
+
+/* ---- ground truth ---- */
+
+int sim_truth_csv_header(char *buf, size_t len)
+{
+	return snprintf(buf, len,
+			"t_s,phase,lat_deg,lon_deg,alt_msl_m,pos_n_m,pos_e_m,pos_d_m,"
+			"vel_n_m_s,vel_e_m_s,vel_d_m_s,q_w,q_x,q_y,q_z,roll_deg,pitch_deg,yaw_deg,"
+			"rate_p_deg_s,rate_q_deg_s,rate_r_deg_s,airspeed_m_s,alpha_deg,beta_deg,"
+			"wind_n_m_s,wind_e_m_s,wind_d_m_s,aileron,elevator,rudder,throttle_cmd,throttle,"
+			"thrust_n,armed,batt_v,batt_a,batt_used_mah,on_ground,crashed,impact_m_s,events\n");
+}
+
+int sim_truth_csv_row(const struct sim_world *w, const char *events, char *buf, size_t len)
+{
+	const struct sim_state *s = &w->st;
+	struct sim_lla lla = sim_world_lla(w);
+	double roll, pitch, yaw;
+	quat_to_euler(s->att, &roll, &pitch, &yaw);
+	int n = snprintf(buf, len,
+			 "%.3f,%s,%.8f,%.8f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,%.6f,%.6f,%.6f,"
+			 "%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,"
+			 "%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%d,%.3f,%.3f,%.1f,%d,%d,%.2f,",
+			 (double)sim_world_time_us(w) * 1e-6, sim_phase_name(sim_world_phase(w)),
+			 lla.lat_deg, lla.lon_deg, lla.alt_m, s->pos_ned_m.x, s->pos_ned_m.y,
+			 s->pos_ned_m.z, s->vel_ned_m_s.x, s->vel_ned_m_s.y, s->vel_ned_m_s.z, s->att.w,
+			 s->att.x, s->att.y, s->att.z, roll / DEG, pitch / DEG, yaw / DEG,
+			 s->rate_body_rad_s.x / DEG, s->rate_body_rad_s.y / DEG, s->rate_body_rad_s.z / DEG,
+			 s->airspeed_m_s, s->alpha_rad / DEG, s->beta_rad / DEG, w->wind_ned_m_s.x,
+			 w->wind_ned_m_s.y, w->wind_ned_m_s.z, w->applied.aileron, w->applied.elevator,
+			 w->applied.rudder, w->commanded.throttle, w->applied.throttle, s->thrust_n,
+			 w->armed ? 1 : 0, s->batt_voltage_v, s->batt_current_a, s->batt_used_ah * 1000.0,
+			 s->on_ground ? 1 : 0, s->crashed ? 1 : 0, s->impact_speed_max_m_s);
+	if (n < 0 || (size_t)n >= len)
+		return n < 0 ? n : n + 2;
+	size_t off = (size_t)n;
+	for (const char *e = events ? events : ""; *e && off + 2 < len; e++)
+		buf[off++] = (*e == ',' || *e == '\n') ? ' ' : *e;
+	buf[off++] = '\n';
+	buf[off] = '\0';
+	return (int)off;
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* The simulated world, one physics step at a time: the flight model, the
+ * hand launch, wind and atmosphere, the sensors, the scripted pilot and the
+ * faults of a time-line. Pure: no I/O, no clocks, no allocation; time is the
+ * world's own (step count times 1/imu_hz). The HIL link (tools/sim/program)
+ * turns each step's output into MAVLink messages; tests drive it directly.
+ *
+ * A step: apply the time-line's events that are due, advance the physics by
+ * one step with the controls last set, sample the sensors at the new time and
+ * pass them through the active faults. What changed is flagged in
+ * sim_step_out; the values themselves are the world's published ones (pub,
+ * rc_pwm_us), which hold their last value while a sensor has nothing new. */
+#ifndef FULMAR_SIM_WORLD_H
+#define FULMAR_SIM_WORLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "atmos.h"
+#include "faults.h"
+#include "geo.h"
+#include "model.h"
+#include "sensors.h"
+
+#define SIM_ACTUATORS 16
+#define SIM_NOTES_MAX 8
+#define SIM_NOTE_TEXT 112
+
+enum sim_phase {
+	SIM_PHASE_GROUND = 1,   /* on the ground (at rest at the start, or landed) */
+	SIM_PHASE_HELD,         /* in the hand, waiting for the throw */
+	SIM_PHASE_THROW,        /* the arm accelerating it */
+	SIM_PHASE_AIR,          /* free flight */
+	SIM_PHASE_COUNT
+};
+
+/* The hand launch. Held level at hand_height_m, the aircraft is thrown along
+ * its nose: the acceleration rises over ramp_s, holds, falls over ramp_s,
+ * and it leaves the hand at speed_m_s after duration_s, its nose risen to
+ * pitch_deg on the way. */
+struct sim_launch_config {
+	double hand_height_m;
+	double speed_m_s;
+	double pitch_deg;
+	double duration_s;
+	double ramp_s;
+};
+
+struct sim_world_config {
+	struct sim_airframe airframe;
+	struct sim_sensors_config sensors;   /* imu_rate_hz and seed are set from below */
+	struct sim_wind_config wind;         /* seed is set from below */
+	struct sim_launch_config launch;
+	struct sim_lla home;
+	double heading_deg;                  /* where the nose points at the start */
+	uint64_t seed;
+	unsigned int imu_hz;                 /* physics steps per second; divides 1000000 */
+	double rc_rate_hz;                   /* HIL_RC_INPUTS_RAW */
+	double state_rate_hz;                /* ground truth (HIL_STATE_QUATERNION) */
+	uint16_t rc_mode_pwm_us;             /* the mode switch's channel at the start */
+	unsigned int rc_mode_channel;        /* 1-based */
+};
+
+/* Out of a step: what is new. */
+enum sim_out_bits {
+	SIM_OUT_ACCEL = 1u << 0,
+	SIM_OUT_GYRO = 1u << 1,
+	SIM_OUT_MAG = 1u << 2,
+	SIM_OUT_BARO = 1u << 3,
+	SIM_OUT_AIRSPEED = 1u << 4,
+	SIM_OUT_GPS = 1u << 5,
+	SIM_OUT_BATT = 1u << 6,
+	SIM_OUT_RC = 1u << 7,
+	SIM_OUT_STATE = 1u << 8,
+};
+
+struct sim_step_out {
+	uint64_t t_us;
+	unsigned int fresh;        /* enum sim_out_bits */
+	bool link_up;              /* false during a link_loss: send nothing, take nothing */
+	bool first;                /* the first step of the flight */
+	unsigned int n_notes;      /* events that fired or ended in this step */
+	char notes[SIM_NOTES_MAX][SIM_NOTE_TEXT];
+};
+
+/* Fault state: an active fault lasts while t < its until_us (0 = not active,
+ * UINT64_MAX = for good). */
+struct sim_faults_active {
+	uint64_t gps_loss_until_us, gps_glitch_until_us;
+	struct v3 gps_glitch_ned_m;
+	uint64_t freeze_until_us[SIM_FS_COUNT], dropout_until_us[SIM_FS_COUNT];
+	uint64_t rc_loss_until_us, link_loss_until_us, motor_fail_until_us;
+	struct v3 accel_bias_m_s2, gyro_bias_rad_s, mag_bias_gauss;
+	double baro_bias_pa, airspeed_bias_pa, batt_bias_v;
+};
+
+struct sim_world {
+	struct sim_world_config cfg;
+	const struct sim_timeline *tl;       /* the caller's; may be NULL */
+	unsigned int next_event;
+	uint64_t step;                       /* steps taken */
+	uint64_t dt_us;
+	struct sim_state st;
+	struct sim_sensors sens;
+	struct sim_wind wind;
+	struct v3 wind_ned_m_s;              /* at the aircraft, last step */
+	struct sim_atmos atm;                /* at the aircraft, last step */
+	enum sim_phase mode;                 /* GROUND or AIR: free; HELD, THROW: in the hand */
+	uint64_t throw_start_us;
+	double throw_speed_m_s;
+	/* controls as set by the autopilot, and as the model applies them */
+	float actuators[SIM_ACTUATORS];
+	bool armed;
+	uint64_t actuators_t_us;
+	struct sim_controls commanded, applied;
+	/* the scripted pilot */
+	uint16_t rc_pwm_us[SIM_RC_CHANNELS];
+	bool rc_on;
+	/* faults */
+	struct sim_faults_active f;
+	uint64_t next_rc_us, next_state_us;
+	/* published sensor values (hold their last value) and the last raw samples */
+	struct sim_sensor_out pub;
+	bool gps_have_fix;
+};
+
+void sim_world_config_default(struct sim_world_config *c);
+
+/* Starts a flight. A time-line with a throw starts the aircraft in the hand;
+ * without one it starts at rest on the ground. tl is kept (not copied): it
+ * must outlive the world, already sorted. Returns 0, or -EINVAL when imu_hz
+ * does not divide a second in whole microseconds. */
+int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
+		   const struct sim_timeline *tl);
+
+/* One physics step of 1/imu_hz. */
+void sim_world_step(struct sim_world *w, struct sim_step_out *out);
+
+/* The autopilot's servo outputs, normalised (docs/hil.md): channel 1 aileron,
+ * 2 elevator, 3 throttle ((x + 1) / 2), 4 rudder; mode carries MAV_MODE_FLAG
+ * bits (128 = armed). They apply from the next step. Returns -EINVAL and
+ * applies nothing when a value is not finite. */
+int sim_world_set_actuators(struct sim_world *w, const float controls[SIM_ACTUATORS],
+			    uint8_t mode, uint64_t t_us);
+
+uint64_t sim_world_time_us(const struct sim_world *w);
+enum sim_phase sim_world_phase(const struct sim_world *w);
+const char *sim_phase_name(enum sim_phase p);
+/* Geodetic position of the aircraft. */
+struct sim_lla sim_world_lla(const struct sim_world *w);
+
+/* Ground truth as CSV (the format in docs/simulator.md): the header line, and
+ * one row of the world's present state with events (a ';'-separated list,
+ * may be empty; commas are replaced). Both end in a newline. Return the
+ * length written (snprintf's rules: >= len means cut). */
+int sim_truth_csv_header(char *buf, size_t len);
+int sim_truth_csv_row(const struct sim_world *w, const char *events, char *buf, size_t len);
+
+#endif
