@@ -29,8 +29,7 @@ static const struct board sim_board = {
 	.n_devs = sizeof(devs) / sizeof(devs[0]),
 	.imu_rate_hz = 1000,
 	.main_rate_hz = 400,
-	.notice = "sim board: no sensor or actuator backend is built yet (MAVLink HIL comes "
-		  "with fulmar-sim); the six threads run with no flight tasks",
+	.hil_default = "udp:127.0.0.1:14560",
 };
 
 const struct board *board_get(void)

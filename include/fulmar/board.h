@@ -77,6 +77,12 @@ struct board {
 	uint32_t main_rate_hz;    /* default main-loop rate */
 	/* Said once at start-up when set: what this board does not do yet. */
 	const char *notice;
+	/*
+	 * A board whose sensors and outputs are a simulator's: the HIL link it
+	 * uses when the command line names none ("udp:127.0.0.1:14560"). NULL on
+	 * boards with their own sensors (they fly HIL only with --hil).
+	 */
+	const char *hil_default;
 };
 
 /* Defined by the one linked boards/<name>.c. */

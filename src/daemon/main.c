@@ -20,7 +20,10 @@
 
 #include "daemon/config.h"
 #include "daemon/devices.h"
+#include "daemon/flight.h"
+#include "daemon/hil.h"
 #include "daemon/notify.h"
+#include "daemon/sensors.h"
 #include "daemon/scheduler.h"
 #include "daemon/services.h"
 #include "mavlink/gcs.h"
@@ -36,6 +39,10 @@
 static struct config cfg;
 static struct devices devs;
 static struct sched sched;
+static struct sensor_hub hub;
+static struct hil hil;
+static const char *hil_url;       /* NULL: the board's own sensors and outputs */
+static bool lockstep;
 
 static void usage(FILE *f)
 {
@@ -47,6 +54,10 @@ static void usage(FILE *f)
 		"      --load-mission FILE replace the mission with a QGC WPL 110 file and save it\n"
 		"      --save-params FILE  write the saved parameters as NAME,VALUE and exit\n"
 		"      --save-mission FILE write the saved mission as QGC WPL 110 and exit\n"
+		"      --hil URL       sensors from and outputs to a simulator: udp:HOST:PORT\n"
+		"                      or serial:DEVICE:BAUD (the sim board: %s)\n"
+		"      --lockstep      time is the simulator's: run each sensor step as it\n"
+		"                      comes (no real-time threads); needs a HIL link\n"
 		"      --board-info    print the board this fulmard is built for and exit\n"
 		"  -v, --verbose       debug messages\n"
 		"  -V, --version       print the version and exit\n"
@@ -57,9 +68,11 @@ static void usage(FILE *f)
 		"fulmar has no driver for yet); %d a device could not be opened; %d the\n"
 		"operating system refused (threads, memory); %d a ground station asked\n"
 		"for a reboot (systemd's Restart=on-failure starts fulmard again); %d a\n"
-		"--save-* file could not be written.\n",
+		"--save-* file could not be written; in HIL, %d also when the simulator\n"
+		"started a new flight.\n",
+		board_get()->hil_default ? board_get()->hil_default : "none by default",
 		EX_USAGE, EX_NOINPUT, EX_CONFIG, EX_UNAVAILABLE, EX_IOERR, EX_OSERR, EX_TEMPFAIL,
-		EX_CANTCREAT);
+		EX_CANTCREAT, EX_TEMPFAIL);
 }
 
 static void board_info(const struct board *b)
@@ -98,28 +111,139 @@ static bool threads_alive(uint64_t *last, const char **stalled)
 	return ok;
 }
 
-static int run(void)
+static void pace_main(void *ctx)
 {
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGHUP);
-	/* Blocked before the threads exist, so they inherit it and only the leader takes signals. */
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	sched_pace_signal(ctx, SCHED_MAIN);
+}
 
+/* uart thread, real-time HIL: what the simulator sent. */
+static void hil_in_task(void *ctx, uint64_t now_us)
+{
+	(void)now_us;
+	int rc = hil_receive(ctx, 0, NULL, NULL);
+	if (rc == -ECONNRESET)
+		log_warn("HIL: carrying on; restart fulmard for the new flight");
+}
+
+/* main thread, real-time HIL: the outputs to the simulator, every loop. */
+static void hil_out_task(void *ctx, uint64_t now_us)
+{
+	hil_send_outputs(ctx, now_us, flight_armed());
+}
+
+/* Sensors, the flight work and the services on their threads. Returns 0 or an exit status. */
+static int setup_tasks(const struct board *board)
+{
 	int rc = sched_init(&sched, &cfg.sched);
 	if (rc) {
 		log_err("scheduler configuration rejected: %s", strerror(-rc));
 		return EX_CONFIG;
 	}
-	rc = services_add_tasks(&sched);
+	uint32_t main_hz = cfg.sched.thread[SCHED_MAIN].rate_hz;
+	uint32_t imu_hz = board->imu_rate_hz > main_hz ? board->imu_rate_hz : main_hz;
+	sensors_init(&hub, imu_hz, main_hz, pace_main, &sched);
+	flight_init(&hub, hil_url ? hil_rcout(&hil) : NULL);
+	sched_set_paced(&sched, SCHED_MAIN);
+	const struct sched_task tasks[] = {
+		{ "flight", SCHED_MAIN, 0, flight_task, NULL },
+		{ "hil-out", SCHED_MAIN, 0, hil_out_task, &hil },
+		{ "hil-in", SCHED_UART, 0, hil_in_task, &hil },
+	};
+	/* In lock-step the leader reads and answers the simulator itself. */
+	size_t n = !hil_url ? 1 : lockstep ? 1 : 3;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = sched_add_task(&sched, &tasks[i]);
+	if (!rc)
+		rc = services_add_tasks(&sched);
 	if (rc) {
 		log_err("cannot register the flight tasks: %s", strerror(-rc));
 		return EX_SOFTWARE;
 	}
-	rc = sched_start(&sched);
+	return 0;
+}
+
+/* Takes a signal if one is pending (or waits up to wait_ns for one); returns 0 to go on or an exit status. */
+static int take_signal(const sigset_t *set, uint64_t wait_ns, bool *stop)
+{
+	struct timespec ts = { .tv_sec = (time_t)(wait_ns / 1000000000u),
+			       .tv_nsec = (long)(wait_ns % 1000000000u) };
+	int sig = sigtimedwait(set, NULL, &ts);
+	if (sig == SIGTERM || sig == SIGINT) {
+		log_info("%s: stopping", strsignal(sig));
+		*stop = true;
+	} else if (sig == SIGUSR1) {
+		report();
+	} else if (sig == SIGHUP) {
+		log_info("SIGHUP ignored: restart fulmard to apply a new configuration");
+	} else if (sig < 0 && errno != EAGAIN && errno != EINTR) {
+		log_err("sigtimedwait: %s", strerror(errno));
+		*stop = true;
+		return EX_OSERR;
+	}
+	int req = services_exit_request();
+	if (req == GCS_EXIT_REBOOT || req == GCS_EXIT_SHUTDOWN) {
+		log_info("ground station asked for a %s: stopping",
+			 req == GCS_EXIT_REBOOT ? "reboot" : "shutdown");
+		*stop = true;
+		return req == GCS_EXIT_REBOOT ? EX_TEMPFAIL : 0;
+	}
+	return 0;
+}
+
+static int lockstep_advance(void *ctx, uint64_t t_us)
+{
+	(void)ctx;
+	return sched_lockstep_run_until(&sched, t_us);
+}
+
+/*
+ * Lock-step HIL: no threads. The leader takes each sensor step from the
+ * simulator, runs every task due up to its time, and answers with the outputs.
+ */
+static int run_lockstep(const sigset_t *set)
+{
+	log_info("running: lock-step with the simulator, tasks on the leader thread");
+	notify_send("READY=1");
+	uint64_t wd_ns = notify_watchdog_usec() * 500;
+	uint64_t last_pet_ns = 0, silent_said_ns = 0;
+	int status = 0;
+	bool stop = false;
+	while (!stop) {
+		int rc = hil_receive(&hil, 100, lockstep_advance, NULL);
+		if (rc < 0) {
+			if (hil.event == HIL_EVENT_RESTART) {
+				log_info("stopping: the simulator started a new flight (exit %d to be "
+					 "started again)", EX_TEMPFAIL);
+				status = EX_TEMPFAIL;
+			} else {
+				log_err("HIL link: %s", strerror(-rc));
+				status = EX_IOERR;
+			}
+			break;
+		}
+		uint64_t now_ns = clock_mono_ns();
+		if (rc > 0 || !hil.heard)
+			hil_send_outputs(&hil, sched.vt_us, flight_armed());
+		if (hil.heard && rc == 0 && now_ns - hil.heard_ns > 1000000000ull &&
+		    now_ns - silent_said_ns > 10000000000ull) {
+			log_warn("HIL: simulator silent for %.0f s; time stands still at %.3f s",
+				 (double)(now_ns - hil.heard_ns) * 1e-9, (double)sched.vt_us * 1e-6);
+			silent_said_ns = now_ns;
+		}
+		/* The leader is the one doing the flight's work here: alive while it loops. */
+		if (wd_ns && now_ns - last_pet_ns >= wd_ns) {
+			notify_send("WATCHDOG=1");
+			last_pet_ns = now_ns;
+		}
+		status = take_signal(set, 0, &stop);
+	}
+	return status;
+}
+
+/* Real time: the six threads; the leader waits for signals and pets the watchdog. */
+static int run_threads(const sigset_t *set)
+{
+	int rc = sched_start(&sched);
 	if (rc)
 		return EX_OSERR;
 	char prios[128];
@@ -132,7 +256,6 @@ static int run(void)
 	notify_send("READY=1");
 
 	uint64_t wd_usec = notify_watchdog_usec();
-	/* Half the watchdog period, as sd_watchdog_enabled(3) advises; else a 1 s check. */
 	/* Half the watchdog period, and often enough to answer a reboot request. */
 	uint64_t tick_ns = wd_usec ? wd_usec * 500 : 200000000ull;
 	if (tick_ns > 200000000ull)
@@ -140,39 +263,14 @@ static int run(void)
 	uint64_t last_check_ns = 0;
 	uint64_t last[SCHED_THREAD_COUNT] = { 0 };
 	int status = 0;
-	for (;;) {
-		struct timespec ts = { .tv_sec = (time_t)(tick_ns / 1000000000u),
-				       .tv_nsec = (long)(tick_ns % 1000000000u) };
-		int sig = sigtimedwait(&set, NULL, &ts);
-		if (sig == SIGTERM || sig == SIGINT) {
-			log_info("%s: stopping", strsignal(sig));
-			break;
-		}
-		if (sig == SIGUSR1) {
-			report();
-			continue;
-		}
-		if (sig == SIGHUP) {
-			log_info("SIGHUP ignored: restart fulmard to apply a new configuration");
-			continue;
-		}
-		if (sig < 0 && errno != EAGAIN && errno != EINTR) {
-			log_err("sigtimedwait: %s", strerror(errno));
-			status = EX_OSERR;
-			break;
-		}
-		int req = services_exit_request();
-		if (req == GCS_EXIT_REBOOT || req == GCS_EXIT_SHUTDOWN) {
-			log_info("ground station asked for a %s: stopping",
-				 req == GCS_EXIT_REBOOT ? "reboot" : "shutdown");
-			status = req == GCS_EXIT_REBOOT ? EX_TEMPFAIL : 0;
-			break;
-		}
+	bool stop = false;
+	while (!stop) {
+		status = take_signal(set, tick_ns, &stop);
 		const char *stalled = NULL;
 		uint64_t now_ns = clock_mono_ns();
 		/* Liveness over at least half the watchdog period (or a second). */
 		uint64_t check_ns = wd_usec ? wd_usec * 500 : 1000000000ull;
-		if (sig < 0 && errno == EAGAIN && now_ns - last_check_ns >= check_ns - check_ns / 10) {
+		if (!stop && now_ns - last_check_ns >= check_ns - check_ns / 10) {
 			last_check_ns = now_ns;
 			if (threads_alive(last, &stalled))
 				notify_send("WATCHDOG=1");
@@ -181,6 +279,24 @@ static int run(void)
 					stalled);
 		}
 	}
+	return status;
+}
+
+static int run(const struct board *board)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGHUP);
+	/* Blocked before the threads exist, so they inherit it and only the leader takes signals. */
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	int status = setup_tasks(board);
+	if (status)
+		return status;
+	status = lockstep ? run_lockstep(&set) : run_threads(&set);
 	notify_send("STOPPING=1");
 	sched_stop(&sched);
 	report();
@@ -190,7 +306,7 @@ static int run(void)
 int main(int argc, char **argv)
 {
 	enum { OPT_BOARD_INFO = 256, OPT_LOAD_PARAMS, OPT_LOAD_MISSION, OPT_SAVE_PARAMS,
-	       OPT_SAVE_MISSION };
+	       OPT_SAVE_MISSION, OPT_HIL, OPT_LOCKSTEP };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "board-info", no_argument, NULL, OPT_BOARD_INFO },
@@ -198,6 +314,8 @@ int main(int argc, char **argv)
 		{ "load-mission", required_argument, NULL, OPT_LOAD_MISSION },
 		{ "save-params", required_argument, NULL, OPT_SAVE_PARAMS },
 		{ "save-mission", required_argument, NULL, OPT_SAVE_MISSION },
+		{ "hil", required_argument, NULL, OPT_HIL },
+		{ "lockstep", no_argument, NULL, OPT_LOCKSTEP },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -233,6 +351,12 @@ int main(int argc, char **argv)
 		case OPT_SAVE_MISSION:
 			save_mission = optarg;
 			break;
+		case OPT_HIL:
+			hil_url = optarg;
+			break;
+		case OPT_LOCKSTEP:
+			lockstep = true;
+			break;
 		case OPT_BOARD_INFO:
 			board_info(board_get());
 			return 0;
@@ -248,6 +372,18 @@ int main(int argc, char **argv)
 	}
 
 	const struct board *board = board_get();
+	if (!hil_url)
+		hil_url = board->hil_default;
+	struct link_spec hil_spec;
+	if (hil_url && hil_spec_parse(hil_url, &hil_spec)) {
+		fprintf(stderr, "fulmard: --hil %s: not udp:HOST:PORT or serial:DEVICE:BAUD\n",
+			hil_url);
+		return EX_USAGE;
+	}
+	if (lockstep && !hil_url) {
+		fprintf(stderr, "fulmard: --lockstep needs a simulator (--hil)\n");
+		return EX_USAGE;
+	}
 	config_defaults(&cfg, board);
 	static char err[PATH_MAX + 512];
 	if (config_path) {
@@ -300,7 +436,17 @@ int main(int argc, char **argv)
 		devices_close(&devs);
 		return rc == -EINVAL ? EX_CONFIG : EX_IOERR;
 	}
-	int status = run();
+	if (hil_url) {
+		rc = hil_open(&hil, &hil_spec, &hub, lockstep, err, sizeof(err));
+		if (rc) {
+			log_err("%s", err);
+			services_close();
+			devices_close(&devs);
+			return EX_IOERR;
+		}
+	}
+	int status = run(board);
+	hil_close(&hil);
 	services_close();
 	devices_close(&devs);
 	if (status == 0)

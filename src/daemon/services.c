@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/flight.h"
 #include "daemon/links.h"
 #include "fulmar/storage.h"
 #include "mavlink/gcs.h"
@@ -289,6 +290,7 @@ static void gcs_task(void *ctx, uint64_t now_us)
 	uint64_t load = period_ns ? hist_mean(&st->run_time) * 1000 / period_ns : 0;
 	sv.gcs.in.load_permille = (uint16_t)(load > 1000 ? 1000 : load);
 	sv.gcs.in.unix_us = unix_us_now();
+	flight_fill_gcs(&sv.gcs.in);
 	struct links_summary ls;
 	links_read_summary(&sv.links, &ls);
 	sv.gcs.in.errors_comm = (uint16_t)(ls.errors > UINT16_MAX ? UINT16_MAX : ls.errors);

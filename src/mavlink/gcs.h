@@ -86,7 +86,7 @@ enum gcs_exit_request {
 };
 
 /* The messages sent as streams (ArduPilot's SRn_* groups), one slot each per link. */
-#define GCS_STREAM_COUNT 15
+#define GCS_STREAM_COUNT 17
 
 struct gcs_link_state {
 	bool active;
@@ -121,6 +121,17 @@ struct gcs_inputs {
 		uint16_t eph_cm, epv_cm, vel_cm_s, cog_cdeg;
 		uint8_t satellites;
 	} gps;
+	struct {                       /* the IMU and compass, latest sample; t_us 0: none */
+		uint64_t t_us;
+		float accel_m_s2[3], gyro_rad_s[3];
+		float mag_ut[3];       /* NAN: no compass */
+		float temp_c;
+	} imu;
+	struct {                       /* the barometer and pitot; t_us 0: none */
+		uint64_t t_us;
+		float pressure_pa, diff_pressure_pa;  /* diff NAN: no airspeed sensor */
+		float temp_c;
+	} baro;
 	struct {                       /* the battery monitor */
 		bool present;
 		float voltage_v, current_a, consumed_mah;

@@ -36,6 +36,8 @@ static const struct stream {
 	{ MAVLINK_MSG_ID_RC_CHANNELS, "RC_CHAN" },
 	{ MAVLINK_MSG_ID_SERVO_OUTPUT_RAW, "RC_CHAN" },
 	{ MAVLINK_MSG_ID_BATTERY_STATUS, "EXTRA3" },
+	{ MAVLINK_MSG_ID_SCALED_IMU, "RAW_SENS" },
+	{ MAVLINK_MSG_ID_SCALED_PRESSURE, "RAW_SENS" },
 };
 
 void gcs_streams_init(struct gcs *g)
@@ -91,6 +93,14 @@ static const uint32_t att = VEHICLE_ATTITUDE_VALID, alt = VEHICLE_ALTITUDE_VALID
 static bool has(const struct gcs *g, uint32_t bits)
 {
 	return (g->in.state.valid & bits) == bits;
+}
+
+/* A float to int16, saturating (NaN to 0). */
+static int16_t sat16(float v)
+{
+	if (!(v == v))
+		return 0;
+	return (int16_t)(v > 32767.0f ? 32767 : v < -32768.0f ? -32768 : lroundf(v));
 }
 
 /* Packs msgid into p when there is something true to send; false when not. */
@@ -251,6 +261,38 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 			.servo15_raw = o[14], .servo16_raw = o[15],
 		};
 		mavlink_servo_output_raw_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_SCALED_IMU: {
+		if (g->in.imu.t_us == 0)
+			return false;
+		/* mG, mrad/s, mgauss (1 uT = 10 mgauss), cdegC */
+		const float *a = g->in.imu.accel_m_s2, *w = g->in.imu.gyro_rad_s, *b = g->in.imu.mag_ut;
+		const float mg = 1000.0f / 9.80665f;
+		bool mag = isfinite(b[0]);
+		struct mavlink_scaled_imu m = {
+			.time_boot_ms = (uint32_t)(g->in.imu.t_us / 1000),
+			.xacc = sat16(a[0] * mg), .yacc = sat16(a[1] * mg), .zacc = sat16(a[2] * mg),
+			.xgyro = sat16(w[0] * 1000.0f), .ygyro = sat16(w[1] * 1000.0f),
+			.zgyro = sat16(w[2] * 1000.0f),
+			.xmag = mag ? sat16(b[0] * 10.0f) : 0, .ymag = mag ? sat16(b[1] * 10.0f) : 0,
+			.zmag = mag ? sat16(b[2] * 10.0f) : 0,
+			.temperature = sat16(g->in.imu.temp_c * 100.0f),
+		};
+		mavlink_scaled_imu_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_SCALED_PRESSURE: {
+		if (g->in.baro.t_us == 0)
+			return false;
+		float diff = g->in.baro.diff_pressure_pa;
+		struct mavlink_scaled_pressure m = {
+			.time_boot_ms = (uint32_t)(g->in.baro.t_us / 1000),
+			.press_abs = g->in.baro.pressure_pa * 0.01f,
+			.press_diff = isfinite(diff) ? diff * 0.01f : 0.0f,
+			.temperature = sat16(g->in.baro.temp_c * 100.0f),
+		};
+		mavlink_scaled_pressure_pack(&m, p);
 		return true;
 	}
 	case MAVLINK_MSG_ID_BATTERY_STATUS: {

@@ -58,6 +58,7 @@ enum rc_protocol {
 	RC_PROTOCOL_PPM,
 	RC_PROTOCOL_SBUS,
 	RC_PROTOCOL_DSM,
+	RC_PROTOCOL_HIL,       /* channels from a simulator (MAVLink HIL_RC_INPUTS_RAW) */
 	RC_PROTOCOL_COUNT
 };
 

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#define LOG_TAG "hil"
+#include "daemon/hil.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fulmar/clock.h"
+#include "linux/hal_linux.h"
+#include "mavlink_msgs.h"
+#include "util/log.h"
+
+/* HIL_SENSOR fields_updated bits (MAVLink HIL_SENSOR_UPDATED_FLAGS) */
+#define HIL_ACCEL 0x0007u
+#define HIL_GYRO 0x0038u
+#define HIL_MAG 0x01C0u
+#define HIL_ABS_PRESSURE 0x0200u
+#define HIL_DIFF_PRESSURE 0x0400u
+#define HIL_TEMPERATURE 0x1000u
+#define HIL_RESET 0x80000000u
+#define MAV_MODE_FLAG_SAFETY_ARMED 128u
+#define MAV_TYPE_FIXED_WING 1
+#define MAV_AUTOPILOT_ARDUPILOTMEGA 3
+#define HIL_RESTART_BACK_US 1000000u    /* time back by more than this: a new flight */
+
+int hil_spec_parse(const char *text, struct link_spec *out)
+{
+	char buf[256];
+	if (strncmp(text, "udp:", 4) == 0) {
+		if (snprintf(buf, sizeof(buf), "udp-client:%s", text + 4) >= (int)sizeof(buf))
+			return -EINVAL;
+		return link_spec_parse(buf, out);
+	}
+	if (strncmp(text, "serial:", 7) == 0)
+		return link_spec_parse(text, out);
+	return -EINVAL;
+}
+
+/* rcout ops: the pulse widths stand until hil_send_outputs takes them. */
+static struct hil_rcout *to_hil(struct rcout *out)
+{
+	return (struct hil_rcout *)out;
+}
+
+static int hil_set_rate(struct rcout *out, uint32_t mask, uint16_t rate_hz)
+{
+	(void)out;
+	(void)mask;
+	return rate_hz >= 1 && rate_hz <= 490 ? 0 : -EINVAL;
+}
+
+static int hil_write(struct rcout *out, unsigned int ch, uint16_t pulse_us)
+{
+	if (ch >= HIL_CHANNELS || (pulse_us != 0 && (pulse_us < 500 || pulse_us > 2500)))
+		return -EINVAL;
+	atomic_store_explicit(&to_hil(out)->pulse_us[ch], pulse_us, memory_order_relaxed);
+	return 0;
+}
+
+static int hil_read(struct rcout *out, unsigned int ch, uint16_t *pulse_us)
+{
+	if (ch >= HIL_CHANNELS)
+		return -EINVAL;
+	*pulse_us = atomic_load_explicit(&to_hil(out)->pulse_us[ch], memory_order_relaxed);
+	return 0;
+}
+
+static void hil_rcout_close(struct rcout *out)
+{
+	(void)out;  /* storage is the struct hil's */
+}
+
+static const struct rcout_ops hil_rcout_ops = {
+	.set_rate = hil_set_rate,
+	.write = hil_write,
+	.read = hil_read,
+	.close = hil_rcout_close,
+};
+
+int hil_open(struct hil *h, const struct link_spec *spec, struct sensor_hub *hub, bool lockstep,
+	     char *err, size_t err_len)
+{
+	memset(h, 0, sizeof(*h));
+	h->spec = *spec;
+	h->hub = hub;
+	h->lockstep = lockstep;
+	mavlink_parser_init(&h->parser);
+	h->out.base = (struct rcout){ .ops = &hil_rcout_ops, .channels = HIL_CHANNELS };
+	for (int i = 0; i < HIL_CHANNELS; i++)
+		atomic_init(&h->out.pulse_us[i], 0);
+	char what[256];
+	link_spec_format(&h->spec, what, sizeof(what));
+	int rc = -EINVAL;
+	if (spec->kind == LINK_UDP_CLIENT) {
+		struct udp_addr local;
+		rc = udp_addr_parse(h->spec.host, h->spec.port, &h->peer);
+		if (!rc)
+			rc = udp_addr_parse(strchr(h->spec.host, ':') ? "::" : "0.0.0.0", 0, &local);
+		if (!rc)
+			rc = udp_open(&local, &h->sock);
+	} else if (spec->kind == LINK_SERIAL) {
+		h->uart_cfg = (struct uart_config){ .path = h->spec.path, .baud = h->spec.baud,
+						    .rtscts = h->spec.rtscts };
+		rc = uart_linux_open(&h->uart_cfg, &h->uart);
+	}
+	if (rc) {
+		snprintf(err, err_len, "HIL link %s: %s", what, strerror(-rc));
+		return rc;
+	}
+	log_info("HIL: simulator at %s, %s", what, lockstep ? "lock-step" : "real time");
+	return 0;
+}
+
+void hil_close(struct hil *h)
+{
+	udp_close(h->sock);
+	uart_close(h->uart);
+	h->sock = NULL;
+	h->uart = NULL;
+}
+
+struct rcout *hil_rcout(struct hil *h)
+{
+	return &h->out.base;
+}
+
+static uint64_t stamp(const struct hil *h, uint64_t sim_us)
+{
+	return h->lockstep ? sim_us : clock_mono_ns() / 1000u;
+}
+
+/* A value the simulator cannot have meant: counted, and the message dropped. */
+static bool refuse(struct hil *h, const char *what)
+{
+	if (h->stats.rejected++ == 0)
+		log_warn("HIL: %s refused (not finite or out of range); counting from now on", what);
+	return false;
+}
+
+static bool finite_all(const float *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(v[i]))
+			return false;
+	return true;
+}
+
+/* Returns 1 when the message was a HIL_SENSOR that set the time, 0 otherwise, -1 to stop. */
+static int take_sensor(struct hil *h, const struct mavlink_frame *f)
+{
+	struct mavlink_hil_sensor m;
+	mavlink_hil_sensor_unpack(mavlink_payload(f), f->len, &m);
+	const float v[] = { m.xacc, m.yacc, m.zacc, m.xgyro, m.ygyro, m.zgyro, m.xmag, m.ymag,
+			    m.zmag, m.abs_pressure, m.diff_pressure, m.temperature };
+	if (!finite_all(v, sizeof(v) / sizeof(v[0])))
+		return refuse(h, "HIL_SENSOR");
+	if (h->stats.sensor_msgs && (m.time_usec <= h->sim_time_us || (m.fields_updated & HIL_RESET))) {
+		if (m.time_usec + HIL_RESTART_BACK_US < h->sim_time_us || (m.fields_updated & HIL_RESET)) {
+			log_warn("HIL: the simulator restarted (its time went from %.3f s to %.3f s)",
+				 (double)h->sim_time_us * 1e-6, (double)m.time_usec * 1e-6);
+			h->event = HIL_EVENT_RESTART;
+			return -1;
+		}
+		if (h->stats.time_backwards++ == 0)
+			log_warn("HIL: HIL_SENSOR out of order (%.6f s after %.6f s) dropped; counting",
+				 (double)m.time_usec * 1e-6, (double)h->sim_time_us * 1e-6);
+		return 0;
+	}
+	h->sim_time_us = m.time_usec;
+	h->stats.sensor_msgs++;
+	uint64_t t = stamp(h, m.time_usec);
+	uint32_t up = m.fields_updated;
+	float temp_c = (up & HIL_TEMPERATURE) ? m.temperature : 20.0f;
+	if ((up & (HIL_ACCEL | HIL_GYRO)) == (HIL_ACCEL | HIL_GYRO)) {
+		struct imu_sample s = {
+			.t_us = t,
+			.accel_m_s2 = { m.xacc, m.yacc, m.zacc },
+			.gyro_rad_s = { m.xgyro, m.ygyro, m.zgyro },
+			.temp_c = temp_c,
+		};
+		sensors_push_imu(h->hub, &s);
+	}
+	if ((up & HIL_MAG) == HIL_MAG) {
+		struct mag_sample s = { .t_us = t, .field_ut = { m.xmag * 100.0f, m.ymag * 100.0f,
+								 m.zmag * 100.0f } };
+		sensors_publish_mag(h->hub, &s);
+	}
+	if (up & HIL_ABS_PRESSURE) {
+		struct baro_sample s = { .t_us = t, .pressure_pa = m.abs_pressure * 100.0f,
+					 .temp_c = temp_c };
+		sensors_publish_baro(h->hub, &s);
+	}
+	if (up & HIL_DIFF_PRESSURE) {
+		struct airspeed_sample s = { .t_us = t, .diff_pressure_pa = m.diff_pressure * 100.0f,
+					     .temp_c = temp_c };
+		sensors_publish_airspeed(h->hub, &s);
+	}
+	return 1;
+}
+
+static void take_gps(struct hil *h, const struct mavlink_frame *f)
+{
+	struct mavlink_hil_gps m;
+	mavlink_hil_gps_unpack(mavlink_payload(f), f->len, &m);
+	struct gps_fix g = {
+		.t_us = stamp(h, m.time_usec),
+		.fix = m.fix_type >= 3 ? GPS_FIX_3D : m.fix_type == 2 ? GPS_FIX_2D : GPS_FIX_NONE,
+		.num_sv = m.satellites_visible == 255 ? 0 : m.satellites_visible,
+		.lat_deg = m.lat * 1e-7,
+		.lon_deg = m.lon * 1e-7,
+		.alt_msl_m = (float)m.alt * 1e-3f,
+		.alt_ellipsoid_m = NAN,
+		.vel_ned_m_s = { m.vn * 0.01f, m.ve * 0.01f, m.vd * 0.01f },
+		.vel_down_valid = true,
+		.ground_speed_m_s = m.vel == UINT16_MAX ? hypotf(m.vn * 0.01f, m.ve * 0.01f) :
+							   m.vel * 0.01f,
+		.course_deg = m.cog == UINT16_MAX ? NAN : m.cog * 0.01f,
+		.h_acc_m = m.eph == UINT16_MAX ? NAN : m.eph * 0.01f,
+		.v_acc_m = m.epv == UINT16_MAX ? NAN : m.epv * 0.01f,
+		.s_acc_m_s = NAN,
+		.dop = NAN,
+	};
+	h->stats.gps_msgs++;
+	if (sensors_publish_gps(h->hub, &g))
+		h->stats.rejected++;
+}
+
+static void take_rc(struct hil *h, const struct mavlink_frame *f)
+{
+	struct mavlink_hil_rc_inputs_raw m;
+	mavlink_hil_rc_inputs_raw_unpack(mavlink_payload(f), f->len, &m);
+	const uint16_t ch[12] = { m.chan1_raw, m.chan2_raw, m.chan3_raw, m.chan4_raw,
+				  m.chan5_raw, m.chan6_raw, m.chan7_raw, m.chan8_raw,
+				  m.chan9_raw, m.chan10_raw, m.chan11_raw, m.chan12_raw };
+	struct rc_frame r = { .timestamp_us = stamp(h, m.time_usec), .protocol = RC_PROTOCOL_HIL };
+	/* The channels up to the last one carried (0 = not sent). */
+	for (unsigned int i = 0; i < 12; i++)
+		if (ch[i])
+			r.channel_count = (uint8_t)(i + 1);
+	memcpy(r.channels_us, ch, sizeof(ch));
+	h->stats.rc_msgs++;
+	if (sensors_publish_rc(h->hub, &r))
+		h->stats.rejected++;
+}
+
+static void take_battery(struct hil *h, const struct mavlink_frame *f)
+{
+	struct mavlink_battery_status m;
+	mavlink_battery_status_unpack(mavlink_payload(f), f->len, &m);
+	struct battery_sample b = {
+		.t_us = stamp(h, h->sim_time_us),
+		.voltage_v = m.voltages[0] == UINT16_MAX ? NAN : m.voltages[0] * 1e-3f,
+		.current_a = m.current_battery == -1 ? NAN : m.current_battery * 0.01f,
+		.consumed_mah = m.current_consumed == -1 ? NAN : (float)m.current_consumed,
+	};
+	h->stats.battery_msgs++;
+	if (sensors_publish_battery(h->hub, &b))
+		h->stats.rejected++;
+}
+
+/* One frame; returns what take_sensor returns (0 for other messages). */
+static int take_frame(struct hil *h, const struct mavlink_frame *f)
+{
+	h->stats.frames++;
+	switch (f->msgid) {
+	case MAVLINK_MSG_ID_HIL_SENSOR: return take_sensor(h, f);
+	case MAVLINK_MSG_ID_HIL_GPS: take_gps(h, f); return 0;
+	case MAVLINK_MSG_ID_HIL_RC_INPUTS_RAW: take_rc(h, f); return 0;
+	case MAVLINK_MSG_ID_BATTERY_STATUS: take_battery(h, f); return 0;
+	case MAVLINK_MSG_ID_HIL_STATE_QUATERNION: h->stats.truth_msgs++; return 0;
+	default: h->stats.ignored++; return 0;
+	}
+}
+
+static int wait_readable(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = poll(&p, 1, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	return n;
+}
+
+int hil_receive(struct hil *h, int timeout_ms, int (*on_time)(void *ctx, uint64_t t_us),
+		void *ctx)
+{
+	int fd = h->sock ? udp_fd(h->sock) : uart_fd(h->uart);
+	if (fd < 0)
+		return fd;
+	if (timeout_ms > 0) {
+		int rc = wait_readable(fd, timeout_ms);
+		if (rc <= 0)
+			return rc;
+	}
+	uint8_t buf[4096];
+	int taken = 0;
+	for (;;) {
+		int n;
+		if (h->sock) {
+			struct udp_addr from;
+			n = udp_recvfrom(h->sock, buf, sizeof(buf), &from);
+			if (n == -EMSGSIZE)
+				continue;  /* cut datagram: the parser throws the pieces away */
+		} else {
+			n = uart_read(h->uart, buf, sizeof(buf));
+		}
+		if (n < 0)
+			return n;
+		if (n == 0)
+			return taken;
+		if (!h->heard)
+			log_info("HIL: the simulator is talking");
+		h->heard = true;
+		h->heard_ns = clock_mono_ns();
+		size_t off = 0;
+		bool got;
+		struct mavlink_frame f;
+		do {
+			off += mavlink_parse(&h->parser, buf + off, (size_t)n - off, &f, &got);
+			if (!got)
+				continue;
+			int r = take_frame(h, &f);
+			if (r < 0)
+				return -ECONNRESET;
+			if (r == 1) {
+				taken++;
+				if (on_time) {
+					int rc = on_time(ctx, h->lockstep ? h->sim_time_us :
+								clock_mono_ns() / 1000u);
+					if (rc < 0)
+						return rc;
+				}
+			}
+		} while (got || off < (size_t)n);
+	}
+}
+
+static int send_frame(struct hil *h, uint32_t msgid, const uint8_t *payload)
+{
+	struct mavlink_header hdr = { .version = 2, .seq = h->tx_seq++, .sysid = HIL_SYSID,
+				      .compid = HIL_COMPID, .msgid = msgid };
+	uint8_t frame[MAVLINK_MAX_FRAME_LEN];
+	size_t len = mavlink_encode(&hdr, payload, frame);
+	int rc;
+	if (h->sock) {
+		rc = udp_sendto(h->sock, &h->peer, frame, len);
+	} else {
+		rc = uart_write(h->uart, frame, len);
+		if (rc >= 0 && (size_t)rc != len)
+			rc = -EAGAIN;
+	}
+	if (rc < 0) {
+		if (h->stats.tx_errors++ == 0)
+			log_warn("HIL: sending to the simulator: %s (counting from now on)",
+				 strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+int hil_send_outputs(struct hil *h, uint64_t t_us, bool armed)
+{
+	uint8_t payload[255];
+	if (!h->heard) {
+		uint64_t now = clock_mono_ns();
+		if (h->hb_sent_ns && now - h->hb_sent_ns < 1000000000ull)
+			return 0;
+		h->hb_sent_ns = now;
+		struct mavlink_heartbeat hb = { .type = MAV_TYPE_FIXED_WING,
+						.autopilot = MAV_AUTOPILOT_ARDUPILOTMEGA,
+						.mavlink_version = 3 };
+		mavlink_heartbeat_pack(&hb, payload);
+		return send_frame(h, MAVLINK_MSG_ID_HEARTBEAT, payload);
+	}
+	struct mavlink_hil_actuator_controls m = {
+		.time_usec = t_us,
+		.mode = armed ? MAV_MODE_FLAG_SAFETY_ARMED : 0,
+		.flags = h->lockstep ? 1u : 0u,
+	};
+	for (int i = 0; i < HIL_CHANNELS; i++) {
+		uint16_t us = atomic_load_explicit(&h->out.pulse_us[i], memory_order_relaxed);
+		m.controls[i] = us ? ((float)us - 1500.0f) / 500.0f : 0.0f;
+		if (!us)
+			m.flags |= 1ull << (32 + i);  /* no pulses: docs/hil.md */
+	}
+	mavlink_hil_actuator_controls_pack(&m, payload);
+	return send_frame(h, MAVLINK_MSG_ID_HIL_ACTUATOR_CONTROLS, payload);
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The HIL backend: the aircraft's sensors from a simulator and its servo
+ * outputs back to it, over MAVLink (docs/hil.md is the contract). It stands
+ * where the board's chip drivers and servo backend stand: measurements go into
+ * the sensor hub, outputs come from the same struct rcout the flight code
+ * writes on a real board. It lives in src/daemon, not hal/, because it speaks
+ * MAVLink, which is above the HAL.
+ *
+ * Threads: one reader (hil_receive: the uart thread in real time, the leader
+ * in lock-step) and one writer (hil_send_outputs: main in real time, the
+ * leader in lock-step). The rcout is written by main.
+ */
+#ifndef FULMAR_DAEMON_HIL_H
+#define FULMAR_DAEMON_HIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/links.h"
+#include "daemon/sensors.h"
+#include "fulmar/rcout.h"
+#include "fulmar/uart.h"
+#include "fulmar/udp.h"
+#include "mavlink/frame.h"
+
+#define HIL_CHANNELS 16
+#define HIL_SYSID 1
+#define HIL_COMPID 1
+
+struct hil_rcout {
+	struct rcout base;
+	_Atomic uint16_t pulse_us[HIL_CHANNELS];  /* main writes, the HIL writer reads */
+};
+
+/* Counters, written by the reader thread. */
+struct hil_stats {
+	uint64_t frames;               /* MAVLink frames in */
+	uint64_t sensor_msgs;          /* HIL_SENSOR taken */
+	uint64_t gps_msgs, rc_msgs, battery_msgs, truth_msgs;
+	uint64_t ignored;              /* good frames of other messages */
+	uint64_t rejected;             /* HIL messages with values that cannot be (NaN, ranges) */
+	uint64_t time_backwards;       /* HIL_SENSOR older than the last */
+	uint64_t tx_errors;            /* writer thread */
+};
+
+enum hil_event {
+	HIL_EVENT_NONE = 0,
+	HIL_EVENT_RESTART,             /* the simulator's time went back, or it said it reset */
+};
+
+struct hil {
+	struct link_spec spec;
+	struct udp_sock *sock;
+	struct udp_addr peer;
+	struct uart *uart;
+	struct uart_config uart_cfg;
+	struct sensor_hub *hub;
+	bool lockstep;                 /* sample times are the simulator's */
+	struct mavlink_parser parser;
+	uint64_t sim_time_us;          /* the last HIL_SENSOR's time */
+	bool heard;                    /* the simulator has talked */
+	uint64_t heard_ns;             /* CLOCK_MONOTONIC of the last frame from it */
+	uint64_t hb_sent_ns;
+	uint8_t tx_seq;                /* writer thread */
+	struct hil_rcout out;
+	struct hil_stats stats;
+	enum hil_event event;
+};
+
+/* "udp:HOST:PORT" (the simulator's address) or "serial:PATH:BAUD". Returns 0 or -EINVAL. */
+int hil_spec_parse(const char *text, struct link_spec *out);
+
+/*
+ * Opens the link. lockstep: samples are stamped with the simulator's time (the
+ * scheduler's virtual clock); else with CLOCK_MONOTONIC on arrival. Returns 0
+ * or -errno with one line in err.
+ */
+int hil_open(struct hil *h, const struct link_spec *spec, struct sensor_hub *hub, bool lockstep,
+	     char *err, size_t err_len);
+void hil_close(struct hil *h);
+/* The servo outputs the flight code writes (main thread). */
+struct rcout *hil_rcout(struct hil *h);
+
+/*
+ * Reader: takes in what has arrived, waiting up to timeout_ms for the first
+ * bytes (0: not at all). Each HIL_SENSOR's samples go to the hub and then, if
+ * on_time is not NULL, on_time(ctx, t_us) runs with its time, so the caller
+ * can advance the clock through every sensor step in order. Returns the
+ * number of HIL_SENSOR messages taken, or -errno (the link failed). A
+ * simulator restart stops the reading with h->event = HIL_EVENT_RESTART.
+ */
+int hil_receive(struct hil *h, int timeout_ms, int (*on_time)(void *ctx, uint64_t t_us),
+		void *ctx);
+/*
+ * Writer: HIL_ACTUATOR_CONTROLS with the outputs as they stand, stamped t_us;
+ * before the simulator has talked, a HEARTBEAT once a second instead (so a
+ * UDP simulator learns where we are). Returns 0 or -errno (counted).
+ */
+int hil_send_outputs(struct hil *h, uint64_t t_us, bool armed);
+
+#endif
