@@ -28,6 +28,20 @@
 enum df_msg_id {
 	DF_ID_ATT = 1,
 	DF_ID_GPS = 2,
+	DF_ID_IMU = 3,
+	DF_ID_BARO = 4,
+	DF_ID_MAG = 5,
+	DF_ID_POS = 6,
+	DF_ID_CTUN = 7,
+	DF_ID_NTUN = 8,
+	DF_ID_TECS = 9,
+	DF_ID_RCIN = 10,
+	DF_ID_RCOU = 11,
+	DF_ID_BAT = 12,
+	DF_ID_CMD = 13,
+	DF_ID_XKF1 = 14,
+	DF_ID_XKF3 = 15,
+	DF_ID_XKF4 = 16,
 	DF_ID_FMT = 128,
 	DF_ID_PARM = 129,
 	DF_ID_MSG = 130,
@@ -38,6 +52,7 @@ enum df_msg_id {
 	DF_ID_UNIT = 135,
 	DF_ID_MULT = 136,
 	DF_ID_FMTU = 137,
+	DF_ID_DSF = 138,
 };
 
 /* Whole record lengths, header included. */
@@ -52,6 +67,30 @@ enum df_msg_id {
 #define DF_PM_LEN 35u
 #define DF_ATT_LEN 27u
 #define DF_GPS_LEN 51u
+#define DF_IMU_LEN 54u
+#define DF_BARO_LEN 43u
+#define DF_MAG_LEN 35u
+#define DF_POS_LEN 31u
+#define DF_CTUN_LEN 37u
+#define DF_NTUN_LEN 45u
+#define DF_TECS_LEN 64u
+#define DF_RCIN_LEN 39u
+#define DF_RCOU_LEN 39u
+#define DF_BAT_LEN 41u
+#define DF_CMD_LEN 46u
+#define DF_XKF1_LEN 56u
+#define DF_XKF3_LEN 42u
+#define DF_XKF4_LEN 44u
+#define DF_DSF_LEN 33u
+
+/* Where a column's value lives in the message's C struct, for the generic packer.
+ * size is the member's size: the letter's for numbers, at least the letter's for
+ * text (a char array one longer holds the NUL). */
+struct df_field {
+	uint16_t off;
+	uint16_t size;
+};
+#define DF_FIELD(type, member) { offsetof(type, member), sizeof(((type *)0)->member) }
 
 /*
  * One message type. units and mults hold one character per format letter: unit ids
@@ -65,6 +104,7 @@ struct df_msg_def {
 	const char *labels;
 	const char *units;
 	const char *mults;
+	const struct df_field *fields;  /* one per letter; NULL for FMT, UNIT, MULT, FMTU */
 };
 
 extern const struct df_msg_def df_msg_defs[];
@@ -92,6 +132,13 @@ size_t df_preamble_len(void);
 int df_pack_preamble(uint8_t *buf, size_t cap, uint64_t t_us);
 /* FMT then FMTU for one message type (DF_FMT_LEN + DF_FMTU_LEN bytes). */
 int df_pack_announce(uint8_t *buf, size_t cap, uint64_t t_us, const struct df_msg_def *def);
+
+/*
+ * Packs a whole record of type from its struct (struct df_<name> below) through the
+ * type's field table: -EINVAL for a type without one. The typed packers below are
+ * this with the type fixed.
+ */
+int df_pack_struct(uint8_t *buf, size_t cap, const struct df_msg_def *def, const void *m);
 
 /* Times are CLOCK_MONOTONIC microseconds stamped at the source. */
 
@@ -182,5 +229,209 @@ struct df_gps {
 	uint8_t used;
 };
 int df_pack_gps(uint8_t *buf, size_t cap, const struct df_gps *m);
+
+/* IMU "QBffffffIIfBBHH": one inertial sensor's sample (body frame, FRD). */
+struct df_imu {
+	uint64_t t_us;
+	uint8_t instance;
+	float gyr_x_rad_s, gyr_y_rad_s, gyr_z_rad_s;
+	float acc_x_m_s2, acc_y_m_s2, acc_z_m_s2;
+	uint32_t gyro_errors;       /* EG */
+	uint32_t accel_errors;      /* EA */
+	float temp_degc;            /* T */
+	uint8_t gyro_healthy;       /* GH */
+	uint8_t accel_healthy;      /* AH */
+	uint16_t gyro_rate_hz;      /* GHz */
+	uint16_t accel_rate_hz;     /* AHz */
+};
+int df_pack_imu(uint8_t *buf, size_t cap, const struct df_imu *m);
+
+/* BARO "QBfffcfIffB": one barometer's sample. */
+struct df_baro {
+	uint64_t t_us;
+	uint8_t instance;
+	float alt_m;                /* Alt: above the ground calibration */
+	float alt_amsl_m;           /* AltAMSL */
+	float press_pa;             /* Press */
+	int16_t temp_cdegc;         /* Temp: degC ×100 */
+	float climb_m_s;            /* CRt */
+	uint32_t sample_ms;         /* SMS: time of the sample, ms */
+	float offset_m;             /* Offset: altitude offset */
+	float gnd_temp_degc;        /* GndTemp */
+	uint8_t healthy;            /* Health */
+};
+int df_pack_baro(uint8_t *buf, size_t cap, const struct df_baro *m);
+
+/* MAG "QBhhhhhhhhhBI": one compass's field, offsets and motor compensation (mGauss). */
+struct df_mag {
+	uint64_t t_us;
+	uint8_t instance;
+	int16_t mag_x_mga, mag_y_mga, mag_z_mga;
+	int16_t ofs_x_mga, ofs_y_mga, ofs_z_mga;
+	int16_t mot_x_mga, mot_y_mga, mot_z_mga;
+	uint8_t healthy;
+	uint32_t sample_us;         /* S: time of the sample */
+};
+int df_pack_mag(uint8_t *buf, size_t cap, const struct df_mag *m);
+
+/* POS "QLLfff": the estimator's position. */
+struct df_pos {
+	uint64_t t_us;
+	int32_t lat_1e7;
+	int32_t lng_1e7;
+	float alt_msl_m;            /* Alt */
+	float rel_home_alt_m;       /* RelHomeAlt */
+	float rel_origin_alt_m;     /* RelOriginAlt */
+};
+int df_pack_pos(uint8_t *buf, size_t cap, const struct df_pos *m);
+
+/* CTUN "Qcccchhhfff": plane control tuning (demands in centidegrees). */
+struct df_ctun {
+	uint64_t t_us;
+	int16_t nav_roll_cdeg;      /* NavRoll: roll demand */
+	int16_t roll_cdeg;
+	int16_t nav_pitch_cdeg;     /* NavPitch: pitch demand */
+	int16_t pitch_cdeg;
+	int16_t throttle_out_pct;   /* ThO */
+	int16_t rudder_out;         /* RdrOut: -4500..4500 */
+	int16_t throttle_dem_pct;   /* ThD */
+	float airspeed_m_s;         /* As: the airspeed estimate in use */
+	float sensor_airspeed_m_s;  /* SAs: the sensor's (NaN without one) */
+	float eas2tas;              /* E2T */
+};
+int df_pack_ctun(uint8_t *buf, size_t cap, const struct df_ctun *m);
+
+/* NTUN "QfcccfffLLe": navigation tuning towards the current waypoint. */
+struct df_ntun {
+	uint64_t t_us;
+	float wp_dist_m;            /* Dist */
+	int16_t target_bearing_cdeg; /* TBrg */
+	int16_t nav_bearing_cdeg;   /* NavBrg */
+	int16_t alt_err_cm;         /* AltE */
+	float xtrack_m;             /* XT */
+	float xtrack_i;             /* XTi: cross-track integrator */
+	float airspeed_err_m_s;     /* AsE */
+	int32_t target_lat_1e7;     /* TLat */
+	int32_t target_lng_1e7;     /* TLng */
+	int32_t target_alt_cm;      /* TAlt */
+};
+int df_pack_ntun(uint8_t *buf, size_t cap, const struct df_ntun *m);
+
+/* TECS "QfffffffffffffB": total energy control. */
+struct df_tecs {
+	uint64_t t_us;
+	float h_m;                  /* h: height estimate */
+	float dh_m_s;               /* dh: climb rate */
+	float h_dem_m;              /* hdem */
+	float dh_dem_m_s;           /* dhdem */
+	float spd_dem_m_s;          /* spdem: TAS demand */
+	float spd_m_s;              /* sp */
+	float dspd_m_s2;            /* dsp */
+	float integ_thr;            /* ith */
+	float integ_pitch;          /* iph */
+	float thr;                  /* th: throttle demand 0..1 */
+	float pitch_dem_rad;        /* ph */
+	float dspd_dem_m_s2;        /* dspdem */
+	float spd_weight;           /* w */
+	uint8_t flags;              /* f */
+};
+int df_pack_tecs(uint8_t *buf, size_t cap, const struct df_tecs *m);
+
+#define DF_RC_CHANNELS 14u
+/* RCIN / RCOU "QHHHHHHHHHHHHHH": pulse widths of channels 1..14 in, and out. */
+struct df_rc {
+	uint64_t t_us;
+	uint16_t ch_us[DF_RC_CHANNELS];
+};
+int df_pack_rcin(uint8_t *buf, size_t cap, const struct df_rc *m);
+int df_pack_rcou(uint8_t *buf, size_t cap, const struct df_rc *m);
+
+/* BAT "QBfffffcfBBB": one battery monitor. */
+struct df_bat {
+	uint64_t t_us;
+	uint8_t instance;
+	float volt_v;               /* Volt */
+	float volt_rest_v;          /* VoltR: resting voltage estimate */
+	float curr_a;               /* Curr */
+	float used_mah;             /* CurrTot */
+	float used_wh;              /* EnrgTot */
+	int16_t temp_cdegc;         /* Temp */
+	float resistance_ohm;       /* Res */
+	uint8_t remaining_pct;      /* RemPct */
+	uint8_t healthy;            /* H */
+	uint8_t health_pct;         /* SH: state of health */
+};
+int df_pack_bat(uint8_t *buf, size_t cap, const struct df_bat *m);
+
+/* CMD "QHHHffffLLfB": a mission item (written when the mission loads or changes,
+ * and when execution reaches it). */
+struct df_cmd {
+	uint64_t t_us;
+	uint16_t total;             /* CTot */
+	uint16_t seq;               /* CNum */
+	uint16_t command;           /* CId: MAV_CMD */
+	float param1, param2, param3, param4;
+	int32_t lat_1e7;
+	int32_t lng_1e7;
+	float alt_m;
+	uint8_t frame;              /* MAV_FRAME */
+};
+int df_pack_cmd(uint8_t *buf, size_t cap, const struct df_cmd *m);
+
+/* XKF1 "QBccCfffffffccce": estimator state (core C). */
+struct df_xkf1 {
+	uint64_t t_us;
+	uint8_t core;
+	int16_t roll_cdeg, pitch_cdeg;
+	uint16_t yaw_cdeg;
+	float vel_n_m_s, vel_e_m_s, vel_d_m_s;
+	float dpos_d_m_s;           /* dPD: derivative of the down position */
+	float pos_n_m, pos_e_m, pos_d_m;
+	int16_t gyro_bias_x_cdeg_s, gyro_bias_y_cdeg_s, gyro_bias_z_cdeg_s;
+	int32_t origin_hgt_cm;      /* OH */
+};
+int df_pack_xkf1(uint8_t *buf, size_t cap, const struct df_xkf1 *m);
+
+/* XKF3 "QBcccccchhhccff": estimator innovations (measurement minus prediction). */
+struct df_xkf3 {
+	uint64_t t_us;
+	uint8_t core;
+	int16_t ivn_cm_s, ive_cm_s, ivd_cm_s;      /* IVN IVE IVD: velocity, ×100 m/s */
+	int16_t ipn_cm, ipe_cm, ipd_cm;            /* IPN IPE IPD: position, ×100 m */
+	int16_t imx_mga, imy_mga, imz_mga;         /* IMX IMY IMZ: magnetometer */
+	int16_t iyaw_cdeg;                         /* IYAW */
+	int16_t ivt_cm_s;                          /* IVT: airspeed */
+	float rerr;                                /* RErr: range finder innovation */
+	float err_score;                           /* ErSc: error score */
+};
+int df_pack_xkf3(uint8_t *buf, size_t cap, const struct df_xkf3 *m);
+
+/* XKF4 "QBcccccfffHBIHb": innovation test ratios (×100; 100 = at the gate) and health. */
+struct df_xkf4 {
+	uint64_t t_us;
+	uint8_t core;
+	int16_t sv_x100, sp_x100, sh_x100, sm_x100, svt_x100; /* vel, pos, hgt, mag, airspeed */
+	float err_rp;               /* errRP: tilt error */
+	float ofn_m, ofe_m;         /* OFN OFE: position reset jumps */
+	uint16_t faults;            /* FS */
+	uint8_t timeouts;           /* TS */
+	uint32_t solution;          /* SS: solution status bits */
+	uint16_t gps_check;         /* GPS: GPS check failures */
+	int8_t primary;             /* PI */
+};
+int df_pack_xkf4(uint8_t *buf, size_t cap, const struct df_xkf4 *m);
+
+/* DSF "QIHIIII": the log writer's own figures (written by the writer, 1 Hz and
+ * whenever drops grow). */
+struct df_dsf {
+	uint64_t t_us;
+	uint32_t dropped;           /* Dp: records producers could not queue, in total */
+	uint16_t writes;            /* Blk: write() calls since the last DSF */
+	uint32_t bytes;             /* Bytes: written to this file so far */
+	uint32_t free_min;          /* FMn: least free ring bytes seen (any producer) */
+	uint32_t free_max;          /* FMx */
+	uint32_t free_avg;          /* FAv */
+};
+int df_pack_dsf(uint8_t *buf, size_t cap, const struct df_dsf *m);
 
 #endif
