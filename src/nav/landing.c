@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "nav/landing.h"
+
+#include <errno.h>
+#include <math.h>
+
+int land_path_plan(struct land_path *lp, struct nav_ne start, float start_alt_m, struct nav_ne land,
+		   float land_alt_m, float gs_m_s, float land_flare_alt_m, float land_flare_sec,
+		   float tecs_land_sink_m_s)
+{
+	float len = nav_geo_distance_m(start, land);
+	float dh = start_alt_m - land_alt_m;
+	if (len < 20.0f || dh < 1.0f || !(gs_m_s > 1.0f))
+		return -EINVAL;
+	float b = tecs_land_sink_m_s / gs_m_s;
+	/* the glide slope passes through (d_f, h_f), which depend on the slope:
+	 * a fixed point iteration converges in a few steps for any sane approach */
+	float tg = dh / len, hf = land_flare_alt_m, df = 0.0f;
+	for (int i = 0; i < 8; i++) {
+		float sink = tg * gs_m_s;
+		hf = fmaxf(land_flare_alt_m, land_flare_sec * sink);
+		if (hf > 0.5f * dh)
+			hf = 0.5f * dh;
+		df = 2.0f * hf / (tg + b);
+		if (df > 0.5f * len)
+			df = 0.5f * len;
+		tg = (dh - hf) / (len - df);
+	}
+	if (tg <= b)
+		return -EINVAL;
+	lp->start = start;
+	lp->land = land;
+	lp->land_alt_m = land_alt_m;
+	lp->length_m = len;
+	lp->tan_gamma = tg;
+	lp->flare_h_m = hf;
+	lp->flare_d_m = df;
+	lp->b = b;
+	/* slope tg at d_f; height a df^2 + b df = hf would need df = 2 hf / (tg + b),
+	 * met unless clamped above: take the slope condition */
+	lp->a = (tg - b) / (2.0f * df);
+	lp->flare_h_m = lp->a * df * df + b * df;
+	return 0;
+}
+
+float land_path_dist_m(const struct land_path *lp, struct nav_ne p)
+{
+	return lp->length_m - nav_geo_along_m(lp->start, lp->land, p);
+}
+
+float land_path_height_m(const struct land_path *lp, float d)
+{
+	float h;
+	if (d >= lp->flare_d_m)
+		h = lp->flare_h_m + lp->tan_gamma * (d - lp->flare_d_m);
+	else if (d >= 0.0f)
+		h = lp->a * d * d + lp->b * d;
+	else
+		h = lp->b * d;
+	return lp->land_alt_m + h;
+}
+
+bool land_should_flare(const struct land_path *lp, float d_m, float hgt_m, float climb_m_s,
+		       float land_flare_alt_m, float land_flare_sec)
+{
+	float h = hgt_m - lp->land_alt_m;
+	if (d_m <= lp->flare_d_m || h <= land_flare_alt_m)
+		return true;
+	return climb_m_s < -0.1f && h / -climb_m_s <= land_flare_sec;
+}

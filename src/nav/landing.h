@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Landing approach geometry: a straight glide path from the approach start to
+ * the flare, then a flare path that meets the ground at the land point sinking
+ * at TECS_LAND_SINK. Pure; any thread.
+ *
+ * Distances d are along the approach, measured back from the land point
+ * (d > 0 before it). The path's height above the land point is
+ *   d >= d_f:   h_f + tan(gamma) (d - d_f)                (glide slope)
+ *   0 <= d < d_f: a d^2 + b d, b = sink_land / V           (flare, a parabola
+ *               whose slope is tan(gamma) at d_f and b at touchdown)
+ *   d < 0:      b d                                        (keep sinking gently)
+ * where h_f = max(LAND_FLARE_ALT, LAND_FLARE_SEC * sink on the glide slope):
+ * the flare starts where either of ArduPilot's triggers would fire on the path.
+ */
+#ifndef FULMAR_NAV_LANDING_H
+#define FULMAR_NAV_LANDING_H
+
+#include <stdbool.h>
+
+#include "nav/nav_geo.h"
+
+struct land_path {
+	struct nav_ne start, land;    /* approach start and land point */
+	float land_alt_m;             /* height of the land point (above home) */
+	float length_m;               /* start to land point */
+	float tan_gamma;              /* glide slope */
+	float flare_h_m, flare_d_m;   /* where the flare begins */
+	float a, b;                   /* the flare parabola */
+};
+
+/*
+ * Plan the path from start (at start_alt_m) to land (at land_alt_m) for an
+ * approach ground speed gs_m_s. Returns 0, or -EINVAL when the approach is
+ * too short or not descending (start at least 1 m above and 20 m from the
+ * land point).
+ */
+int land_path_plan(struct land_path *lp, struct nav_ne start, float start_alt_m, struct nav_ne land,
+		   float land_alt_m, float gs_m_s, float land_flare_alt_m, float land_flare_sec,
+		   float tecs_land_sink_m_s);
+
+/* Distance before the land point of p, along the approach (negative past it). */
+float land_path_dist_m(const struct land_path *lp, struct nav_ne p);
+/* Demanded height (above home) at distance d before the land point. */
+float land_path_height_m(const struct land_path *lp, float d_m);
+/* Whether to flare now: at or past the flare start, at or below LAND_FLARE_ALT
+ * above the land point, or (while sinking) LAND_FLARE_SEC from the ground. */
+bool land_should_flare(const struct land_path *lp, float d_m, float hgt_m, float climb_m_s,
+		       float land_flare_alt_m, float land_flare_sec);
+
+#endif

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "nav/nav.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "nav/nav_math.h"
+
+/* How far past the land point (and ahead of the launch) the tracked line runs. */
+#define NAV_LINE_EXTENSION_M 1000.0f
+
+void nav_params_default(struct nav_params *p)
+{
+	l1_params_default(&p->l1);
+	tecs_params_default(&p->tecs);
+	launch_params_default(&p->launch);
+	p->wp_radius = 90.0f;
+	p->lim_roll_cd = 4500.0f;
+	p->trim_arspd_cm = 1200.0f;
+	p->level_roll_limit = 5.0f;
+	p->land_flare_alt = 3.0f;
+	p->land_flare_sec = 2.0f;
+	/* this airframe (Skywalker class, stall about 9 m/s, 2.3 kg): cruise at
+	 * 15 m/s on 60 % throttle, the slowest demand 20 % above the stall, and
+	 * a climb rate it can make at full throttle */
+	p->trim_arspd_cm = 1500.0f;
+	p->tecs.arspd_fbw_min = 11.0f;
+	p->tecs.trim_throttle = 60.0f;
+	p->tecs.tecs_clmb_max = 3.0f;
+}
+
+void nav_init(struct nav *n, double home_lat_deg, double home_lon_deg)
+{
+	memset(n, 0, sizeof(*n));
+	n->home_lat_deg = home_lat_deg;
+	n->home_lon_deg = home_lon_deg;
+	n->task = NAV_TASK_IDLE;
+	l1_init(&n->l1);
+	tecs_init(&n->tecs);
+	launch_init(&n->launch);
+}
+
+void nav_set_airspeed(struct nav *n, float eas_m_s)
+{
+	n->eas_dem_m_s = eas_m_s > 0.0f ? eas_m_s : 0.0f;
+}
+
+static struct nav_ne ne_of(const struct nav *n, const struct nav_wp *w)
+{
+	return nav_geo_ne_from_ll(n->home_lat_deg, n->home_lon_deg, w->lat_deg, w->lon_deg);
+}
+
+void nav_set_leg(struct nav *n, const struct nav_wp *a, const struct nav_wp *b,
+		 const struct nav_wp *next)
+{
+	n->task = NAV_TASK_LEG;
+	n->a = ne_of(n, a);
+	n->b = ne_of(n, b);
+	n->alt_a_m = a->alt_rel_m;
+	n->alt_b_m = b->alt_rel_m;
+	n->has_next = next != NULL;
+	if (next)
+		n->c = ne_of(n, next);
+}
+
+void nav_set_loiter(struct nav *n, const struct nav_wp *centre, float radius_m, int direction)
+{
+	n->task = NAV_TASK_LOITER;
+	n->centre = ne_of(n, centre);
+	n->radius_m = radius_m;
+	n->loiter_alt_m = centre->alt_rel_m;
+	n->direction = direction < 0 ? -1 : 1;
+}
+
+void nav_set_land(struct nav *n, const struct nav_wp *approach_wp, const struct nav_wp *land_wp)
+{
+	n->task = NAV_TASK_LAND;
+	n->approach_wp = *approach_wp;
+	n->land_wp = *land_wp;
+	n->land_planned = false;
+	n->flaring = false;
+}
+
+void nav_set_takeoff(struct nav *n, float pitch_deg, float alt_rel_m)
+{
+	n->task = NAV_TASK_TAKEOFF;
+	n->tkoff_pitch_rad = pitch_deg * NAV_DEG2RAD;
+	n->tkoff_alt_m = alt_rel_m;
+	n->tkoff_leg_set = false;
+	launch_init(&n->launch);
+}
+
+/* True over equivalent airspeed, ISA: sqrt(rho0 / rho). */
+static float eas2tas_isa(float alt_msl_m)
+{
+	float r = powf(1.0f - 2.25577e-5f * nav_clampf(alt_msl_m, -500.0f, 11000.0f), 4.2559f);
+	return 1.0f / sqrtf(r);
+}
+
+/* A point dist_m beyond b on the line a -> b. */
+static struct nav_ne extend(struct nav_ne a, struct nav_ne b, float dist_m)
+{
+	float len = nav_geo_distance_m(a, b);
+	if (len < 1e-3f)
+		return b;
+	return (struct nav_ne){ b.n_m + (b.n_m - a.n_m) / len * dist_m,
+				b.e_m + (b.e_m - a.e_m) / len * dist_m };
+}
+
+void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_state *vs,
+		const float *accel_body_m_s2, float dt_s, struct nav_output *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct nav_ne pos = nav_geo_ne_from_ll(n->home_lat_deg, n->home_lon_deg, vs->lat_deg,
+					       vs->lon_deg);
+	float vel[2] = { vs->vel_ned_m_s[0], vs->vel_ned_m_s[1] };
+	float gs = hypotf(vel[0], vel[1]);
+	float hgt = vs->alt_rel_m, climb = -vs->vel_ned_m_s[2];
+	bool eas_ok = (vs->valid & VEHICLE_AIRSPEED_VALID) != 0;
+	float eas2tas = eas2tas_isa(vs->alt_msl_m);
+	float roll_lim = p->lim_roll_cd * 0.01f * NAV_DEG2RAD;
+	float level_lim = p->level_roll_limit * NAV_DEG2RAD;
+	float eas_dem = n->eas_dem_m_s > 0.0f ? n->eas_dem_m_s : p->trim_arspd_cm * 0.01f;
+	float hgt_dem = hgt;
+	enum tecs_stage stage = TECS_STAGE_NORMAL;
+	bool level = false;
+
+	if (n->task != NAV_TASK_IDLE)
+		n->idle_alt_set = false;
+
+	switch (n->task) {
+	case NAV_TASK_LEG: {
+		l1_update_waypoint(&n->l1, &p->l1, pos, vel, n->a, n->b);
+		float len = nav_geo_distance_m(n->a, n->b);
+		float f = len > 1e-3f ? nav_clampf(nav_geo_along_m(n->a, n->b, pos) / len, 0.0f, 1.0f) : 1.0f;
+		hgt_dem = n->alt_a_m + f * (n->alt_b_m - n->alt_a_m);
+		float turn = 0.5f * NAV_PI_F;
+		if (n->has_next)
+			turn = fabsf(nav_wrap_pi(nav_geo_bearing_rad(n->b, n->c) -
+						 nav_geo_bearing_rad(n->a, n->b)));
+		float accept = l1_turn_distance_m(&n->l1, p->wp_radius, eas2tas, turn);
+		out->wp_reached = nav_geo_wp_reached(n->a, n->b, n->has_next ? &n->c : NULL, pos, accept);
+		break;
+	}
+	case NAV_TASK_LOITER:
+		l1_update_loiter(&n->l1, &p->l1, pos, vel, n->centre,
+				 l1_loiter_radius_m(n->radius_m, eas_dem * eas2tas, roll_lim), n->direction);
+		hgt_dem = n->loiter_alt_m;
+		break;
+	case NAV_TASK_LAND: {
+		struct nav_ne start = ne_of(n, &n->approach_wp), land = ne_of(n, &n->land_wp);
+		if (!n->land_planned) {
+			/* plan on the ground speed the approach will have: the air
+			 * speed demand plus the wind along the approach */
+			float len = nav_geo_distance_m(start, land);
+			float gs_plan = eas_dem * eas2tas;
+			if ((vs->valid & VEHICLE_WIND_VALID) && len > 1e-3f)
+				gs_plan += (vs->wind_ne_m_s[0] * (land.n_m - start.n_m) +
+					    vs->wind_ne_m_s[1] * (land.e_m - start.e_m)) / len;
+			if (gs_plan < 3.0f)
+				gs_plan = 3.0f;
+			if (land_path_plan(&n->land, start, n->approach_wp.alt_rel_m, land,
+					   n->land_wp.alt_rel_m, gs_plan, p->land_flare_alt,
+					   p->land_flare_sec, p->tecs.tecs_land_sink) != 0) {
+				/* no room for a glide path: dive straight at the point */
+				land_path_plan(&n->land, start, n->land_wp.alt_rel_m + 1.0f + p->land_flare_alt,
+					       land, n->land_wp.alt_rel_m, gs_plan, p->land_flare_alt,
+					       p->land_flare_sec, p->tecs.tecs_land_sink);
+			}
+			n->land_planned = true;
+		}
+		l1_update_waypoint(&n->l1, &p->l1, pos, vel, start, extend(start, land, NAV_LINE_EXTENSION_M));
+		n->l1.wp_dist_m = nav_geo_distance_m(pos, land);
+		n->l1.target_bearing_rad = nav_geo_bearing_rad(pos, land);
+		float d = land_path_dist_m(&n->land, pos);
+		hgt_dem = land_path_height_m(&n->land, d);
+		if (!n->flaring &&
+		    land_should_flare(&n->land, d, hgt, climb, p->land_flare_alt, p->land_flare_sec))
+			n->flaring = true;
+		stage = n->flaring ? TECS_STAGE_LAND_FLARE : TECS_STAGE_LAND_APPROACH;
+		level = n->flaring;
+		out->flaring = n->flaring;
+		break;
+	}
+	case NAV_TASK_TAKEOFF: {
+		float accel_x = accel_body_m_s2 ? accel_body_m_s2[0] : 0.0f;
+		out->launched = launch_update(&n->launch, &p->launch, vs->t_us, accel_x, gs,
+					      vs->pitch_rad, vs->roll_rad);
+		if (out->launched && !n->tkoff_leg_set) {
+			/* hold the course of the throw (the nose's, if barely moving) */
+			float course = gs > 2.0f ? atan2f(vel[1], vel[0]) : vs->yaw_rad;
+			n->a = pos;
+			n->b = (struct nav_ne){ pos.n_m + NAV_LINE_EXTENSION_M * cosf(course),
+						pos.e_m + NAV_LINE_EXTENSION_M * sinf(course) };
+			n->tkoff_leg_set = true;
+		}
+		if (n->tkoff_leg_set)
+			l1_update_waypoint(&n->l1, &p->l1, pos, vel, n->a, n->b);
+		else
+			l1_init(&n->l1);
+		hgt_dem = n->tkoff_alt_m;
+		stage = TECS_STAGE_TAKEOFF;
+		level = true;
+		out->throttle_suppressed = !out->launched;
+		out->takeoff_complete = out->launched && hgt >= n->tkoff_alt_m;
+		break;
+	}
+	case NAV_TASK_IDLE:
+	default:
+		if (!n->idle_alt_set) {
+			n->idle_alt_m = hgt;
+			n->idle_alt_set = true;
+		}
+		hgt_dem = n->idle_alt_m;
+		l1_init(&n->l1);
+		break;
+	}
+
+	struct tecs_input ti = {
+		.hgt_m = hgt,
+		.climb_m_s = climb,
+		.eas_m_s = vs->airspeed_m_s,
+		.eas_ok = eas_ok,
+		.vel_dot_m_s2 = accel_body_m_s2 ? accel_body_m_s2[0] - NAV_G_M_S2 * sinf(vs->pitch_rad) : NAN,
+		.pitch_rad = vs->pitch_rad,
+		.roll_rad = vs->roll_rad,
+		.eas2tas = eas2tas,
+		.hgt_dem_m = hgt_dem,
+		.eas_dem_m_s = eas_dem,
+		.stage = stage,
+		.ptch_min_takeoff_rad = n->tkoff_pitch_rad,
+	};
+	tecs_update(&n->tecs, &p->tecs, &ti, dt_s);
+
+	out->nav_roll_rad = l1_bank_rad(&n->l1, vs->pitch_rad, level ? level_lim : roll_lim);
+	out->nav_pitch_rad = n->tecs.pitch_dem_rad;
+	out->throttle = n->tecs.throttle_dem;
+	if (n->task == NAV_TASK_TAKEOFF) {
+		if (out->throttle_suppressed) {
+			/* in the hand: nose at the takeoff pitch, motor off */
+			out->throttle = 0.0f;
+			out->nav_pitch_rad = n->tkoff_pitch_rad;
+			out->nav_roll_rad = 0.0f;
+			tecs_init(&n->tecs);
+		} else if (!eas_ok) {
+			/* no airspeed: pitch up with the ground speed, 5 degrees to the
+			 * takeoff pitch at cruise speed */
+			float cruise = p->trim_arspd_cm * 0.01f;
+			out->nav_pitch_rad = nav_clampf(gs / cruise * n->tkoff_pitch_rad,
+							5.0f * NAV_DEG2RAD,
+							fmaxf(n->tkoff_pitch_rad, 5.0f * NAV_DEG2RAD));
+		}
+	}
+	out->nav_bearing_rad = n->l1.nav_bearing_rad;
+	out->target_bearing_rad = n->l1.target_bearing_rad;
+	out->wp_dist_m = n->l1.wp_dist_m;
+	out->xtrack_m = n->l1.xtrack_m;
+	out->alt_error_m = hgt_dem - hgt;
+	out->aspd_error_m_s = eas_ok ? eas_dem - vs->airspeed_m_s : 0.0f;
+	n->last_t_us = vs->t_us;
+}

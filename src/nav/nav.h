@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Navigation for a fixed-wing aircraft: what a mission executor drives. It
+ * holds one current task (a leg, a loiter, a landing, a takeoff) and, each
+ * main-loop step, turns the vehicle state into the demanded bank, pitch and
+ * throttle for src/control, plus the figures NAV_CONTROLLER_OUTPUT carries.
+ *
+ * Pure: no I/O, clocks, globals or allocation. All calls on the main thread.
+ *
+ *   nav_init(&nav, home_lat, home_lon);
+ *   nav_set_takeoff(&nav, 15, 50);          // hand launch, climb to 50 m
+ *   ... each step: nav_update(&nav, &params, &vs, accel, dt, &out);
+ *   out.takeoff_complete -> nav_set_leg(&nav, &a, &b, &c);
+ *   out.wp_reached -> the next leg ... nav_set_land(&nav, &approach, &land);
+ */
+#ifndef FULMAR_NAV_NAV_H
+#define FULMAR_NAV_NAV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fulmar/vehicle_state.h"
+#include "nav/l1.h"
+#include "nav/landing.h"
+#include "nav/launch.h"
+#include "nav/nav_geo.h"
+#include "nav/tecs.h"
+
+/* Field names are ArduPlane's parameter names in lower case. */
+struct nav_params {
+	struct l1_params l1;
+	struct tecs_params tecs;
+	struct launch_params launch;
+	float wp_radius;          /* m, sequencing distance before a turn */
+	float lim_roll_cd;        /* centidegrees, bank limit */
+	float trim_arspd_cm;      /* cm/s, cruise airspeed demand */
+	float level_roll_limit;   /* degrees, bank limit in takeoff and flare */
+	float land_flare_alt;     /* m above the land point */
+	float land_flare_sec;     /* s to touchdown at the current sink */
+};
+
+/* ArduPlane's published defaults, with the changes this airframe needs
+ * (listed in docs/flight-control.md). */
+void nav_params_default(struct nav_params *p);
+
+enum nav_task {
+	NAV_TASK_IDLE = 1,   /* nothing to fly: level, cruise speed, hold height */
+	NAV_TASK_LEG,
+	NAV_TASK_LOITER,
+	NAV_TASK_LAND,
+	NAV_TASK_TAKEOFF,
+};
+
+struct nav {
+	double home_lat_deg, home_lon_deg;   /* origin of the local plane */
+	enum nav_task task;
+	float eas_dem_m_s;                   /* 0: TRIM_ARSPD_CM */
+	/* leg */
+	struct nav_ne a, b, c;
+	bool has_next;
+	float alt_a_m, alt_b_m;
+	/* loiter */
+	struct nav_ne centre;
+	float radius_m, loiter_alt_m;
+	int direction;
+	/* landing */
+	struct nav_wp land_wp, approach_wp;
+	struct land_path land;
+	bool land_planned, flaring;
+	/* takeoff */
+	float tkoff_pitch_rad, tkoff_alt_m;
+	bool tkoff_leg_set;
+	/* the hold height of the idle task */
+	float idle_alt_m;
+	bool idle_alt_set;
+	struct l1 l1;
+	struct tecs tecs;
+	struct launch launch;
+	uint64_t last_t_us;
+};
+
+/* What the main loop hands to control, and NAV_CONTROLLER_OUTPUT. */
+struct nav_output {
+	float nav_roll_rad, nav_pitch_rad;   /* demanded attitude */
+	float throttle;                      /* 0..1 (before the servo slew limit) */
+	float nav_bearing_rad;               /* where L1 steers, from north */
+	float target_bearing_rad;            /* to the waypoint / loiter centre */
+	float wp_dist_m;
+	float xtrack_m;                      /* right of the track / outside the circle */
+	float alt_error_m;                   /* demanded minus estimated height */
+	float aspd_error_m_s;                /* demanded minus estimated airspeed */
+	bool wp_reached;                     /* leg: time to sequence the next */
+	bool throttle_suppressed;            /* takeoff: waiting for the launch */
+	bool launched;
+	bool takeoff_complete;               /* takeoff altitude reached */
+	bool flaring;
+};
+
+/* home_lat/lon: the origin of the local plane every task is flown on. */
+void nav_init(struct nav *n, double home_lat_deg, double home_lon_deg);
+
+/* Airspeed demand (EAS); 0 returns to TRIM_ARSPD_CM. */
+void nav_set_airspeed(struct nav *n, float eas_m_s);
+
+/* Fly the leg a -> b, height from a's to b's along it (a mission executor
+ * passes the previous and current waypoints; next, if not NULL, is the
+ * waypoint after b, for the turn-aware acceptance). */
+void nav_set_leg(struct nav *n, const struct nav_wp *a, const struct nav_wp *b,
+		 const struct nav_wp *next);
+
+/* Loiter at centre (its alt_rel_m is the height), radius_m, direction +1
+ * clockwise or -1 anticlockwise. */
+void nav_set_loiter(struct nav *n, const struct nav_wp *centre, float radius_m, int direction);
+
+/* Land at land_wp after a straight approach from approach_wp (the previous
+ * waypoint, at the approach height). The glide path is planned at the first
+ * update from the ground speed then. */
+void nav_set_land(struct nav *n, const struct nav_wp *approach_wp, const struct nav_wp *land_wp);
+
+/* Takeoff: throttle off until the launch detector fires, then full throttle,
+ * wings within LEVEL_ROLL_LIMIT on the launch heading, pitch at least
+ * pitch_deg, until alt_rel_m. */
+void nav_set_takeoff(struct nav *n, float pitch_deg, float alt_rel_m);
+
+/* One step of dt_s. accel_body_m_s2 (may be NULL) is the IMU's specific
+ * force, body axes: TECS uses its x for the speed derivative and the launch
+ * detector for the throw. */
+void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_state *vs,
+		const float *accel_body_m_s2, float dt_s, struct nav_output *out);
+
+#endif

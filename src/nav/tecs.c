@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "nav/tecs.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "nav/nav_math.h"
+
+/* Time constant of the lag on the height demand outside landing (the
+ * 0.05/0.95 filter at 10 Hz of the original). */
+#define TECS_HGT_DEM_TAU_S 1.95f
+#define TECS_TAS_FLOOR_M_S 3.0f
+/* Margin the pitch integrator may reach past the pitch limits, rad. */
+#define TECS_PITCH_INTEG_MARGIN 0.0783f
+
+void tecs_params_default(struct tecs_params *p)
+{
+	p->tecs_clmb_max = 5.0f;
+	p->tecs_sink_min = 2.0f;
+	p->tecs_sink_max = 5.0f;
+	p->tecs_time_const = 5.0f;
+	p->tecs_thr_damp = 0.5f;
+	p->tecs_integ_gain = 0.1f;
+	p->tecs_vert_acc = 7.0f;
+	p->tecs_spd_omega = 2.0f;
+	p->tecs_rll2thr = 10.0f;
+	p->tecs_spdweight = 1.0f;
+	p->tecs_ptch_damp = 0.0f;
+	p->tecs_land_sink = 0.25f;
+	p->arspd_fbw_min = 9.0f;
+	p->arspd_fbw_max = 22.0f;
+	p->thr_min = 0.0f;
+	p->thr_max = 100.0f;
+	p->trim_throttle = 45.0f;
+	p->lim_pitch_max = 2000.0f;
+	p->lim_pitch_min = -2500.0f;
+	p->land_pitch_cd = 0.0f;
+}
+
+void tecs_init(struct tecs *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+static void reset(struct tecs *t, const struct tecs_input *in, float tas)
+{
+	t->tas_state = tas;
+	t->integ_dtas = 0.0f;
+	t->vel_dot = 0.0f;
+	t->tas_dem_adj = tas;
+	t->tas_rate_dem = 0.0f;
+	t->hgt_dem_rl = in->hgt_m;
+	t->hgt_dem_adj = in->hgt_m;
+	t->hgt_dem_adj_last = in->hgt_m;
+	t->hgt_rate_dem = 0.0f;
+	t->integ_thr = 0.0f;
+	t->integ_seb = 0.0f;
+	t->underspeed = false;
+	t->pitch_dem_rad = in->pitch_rad;
+	t->last_pitch_dem_rad = in->pitch_rad;
+	t->throttle_dem = 0.0f;
+	t->initialised = true;
+}
+
+/* Second-order complementary filter: airspeed with the measured acceleration
+ * (or, without one, a second-order tracking filter whose rate is the estimate). */
+static void update_speed(struct tecs *t, const struct tecs_params *p, const struct tecs_input *in,
+			 float dt)
+{
+	float tas_meas = in->eas_m_s * in->eas2tas;
+	float w = p->tecs_spd_omega;
+	bool have_acc = isfinite(in->vel_dot_m_s2);
+	float err = tas_meas - t->tas_state;
+	/* no windup while the filter is held at its floor */
+	float d_integ = err * w * w;
+	if (t->tas_state > TECS_TAS_FLOOR_M_S || d_integ > 0.0f)
+		t->integ_dtas += d_integ * dt;
+	float acc = have_acc ? in->vel_dot_m_s2 : 0.0f;
+	float rate = t->integ_dtas + acc + err * w * 1.41421356f;
+	t->tas_state += rate * dt;
+	if (t->tas_state < TECS_TAS_FLOOR_M_S)
+		t->tas_state = TECS_TAS_FLOOR_M_S;
+	t->vel_dot = have_acc ? in->vel_dot_m_s2 : rate;
+}
+
+void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_input *in, float dt)
+{
+	const float g = NAV_G_M_S2;
+	float eas2tas = in->eas2tas > 0.1f ? in->eas2tas : 1.0f;
+	float tas_min = p->arspd_fbw_min * eas2tas, tas_max = p->arspd_fbw_max * eas2tas;
+	float thr_min = p->thr_min * 0.01f, thr_max = p->thr_max * 0.01f;
+	float nom_thr = nav_clampf(p->trim_throttle * 0.01f, thr_min, thr_max);
+	float pitch_max = p->lim_pitch_max * 0.01f * NAV_DEG2RAD;
+	float pitch_min = p->lim_pitch_min * 0.01f * NAV_DEG2RAD;
+	float ste_dot_max = p->tecs_clmb_max * g, ste_dot_min = -p->tecs_sink_min * g;
+	bool landing = in->stage == TECS_STAGE_LAND_APPROACH || in->stage == TECS_STAGE_LAND_FLARE;
+
+	if (!t->initialised || !(dt > 0.0f) || dt > 1.0f) {
+		reset(t, in, in->eas_ok ? in->eas_m_s * eas2tas : 0.5f * (tas_min + tas_max));
+		t->last_stage = in->stage;
+		if (!(dt > 0.0f) || dt > 1.0f)
+			return;
+	}
+
+	if (in->eas_ok) {
+		update_speed(t, p, in, dt);
+	} else {
+		/* no sensor: the speed is taken to be the demand, derivative 0 */
+		t->tas_state = nav_clampf(in->eas_dem_m_s * eas2tas, tas_min, tas_max);
+		t->vel_dot = 0.0f;
+	}
+	float tas = t->tas_state;
+
+	/* speed demand: within the flight envelope, changed no faster than half
+	 * the energy rate the aircraft has */
+	float tas_dem = nav_clampf(in->eas_dem_m_s * eas2tas, tas_min, tas_max);
+	float rate_max = 0.5f * ste_dot_max / tas, rate_min = 0.5f * ste_dot_min / tas;
+	float dv = nav_clampf(tas_dem - t->tas_dem_adj, rate_min * dt, rate_max * dt);
+	t->tas_dem_adj += dv;
+	t->tas_rate_dem = dv / dt;
+	if (!in->eas_ok) {
+		t->tas_dem_adj = tas;
+		t->tas_rate_dem = 0.0f;
+	}
+
+	/* height demand: rate limited, then smoothed (not while landing: the
+	 * glide path is smooth already, and a lag would put the aircraft above it) */
+	float dh = nav_clampf(in->hgt_dem_m - t->hgt_dem_rl, -p->tecs_sink_max * dt,
+			      p->tecs_clmb_max * dt);
+	if (in->stage == TECS_STAGE_LAND_FLARE)
+		dh = in->hgt_dem_m - t->hgt_dem_rl;
+	t->hgt_dem_rl += dh;
+	t->hgt_dem_adj_last = t->hgt_dem_adj;
+	if (landing) {
+		t->hgt_dem_adj = t->hgt_dem_rl;
+	} else {
+		float a = dt / (TECS_HGT_DEM_TAU_S + dt);
+		t->hgt_dem_adj += a * (t->hgt_dem_rl - t->hgt_dem_adj);
+	}
+	if (in->stage != t->last_stage)
+		t->hgt_rate_dem = 0.0f;
+	else
+		t->hgt_rate_dem = (t->hgt_dem_adj - t->hgt_dem_adj_last) / dt;
+	t->last_stage = in->stage;
+
+	/* underspeed: slow at full throttle; stays until the height is regained */
+	if (in->eas_ok && in->stage != TECS_STAGE_LAND_FLARE &&
+	    ((tas < 0.9f * tas_min && t->throttle_dem >= 0.95f * thr_max) ||
+	     (t->underspeed && in->hgt_m < t->hgt_dem_adj && tas < tas_min)))
+		t->underspeed = true;
+	else
+		t->underspeed = false;
+
+	/* energies */
+	float spe_dem = t->hgt_dem_adj * g, ske_dem = 0.5f * t->tas_dem_adj * t->tas_dem_adj;
+	float spe_dot_dem = t->hgt_rate_dem * g, ske_dot_dem = tas * t->tas_rate_dem;
+	float spe_est = in->hgt_m * g, ske_est = 0.5f * tas * tas;
+	float spe_dot = in->climb_m_s * g, ske_dot = tas * t->vel_dot;
+
+	/* throttle */
+	float cos_phi = cosf(in->roll_rad);
+	float roll_comp = p->tecs_rll2thr * (1.0f / nav_clampf(cos_phi * cos_phi, 0.1f, 1.0f) - 1.0f);
+	float k_thr = 1.0f / (p->tecs_time_const * (ste_dot_max - ste_dot_min));
+	float thr;
+	t->ste_error = spe_dem - spe_est + ske_dem - ske_est;
+	if (in->stage == TECS_STAGE_LAND_FLARE) {
+		thr = thr_min;
+		t->integ_thr = 0.0f;
+	} else if (in->stage == TECS_STAGE_TAKEOFF || t->underspeed) {
+		thr = thr_max;
+		t->integ_thr = 0.0f;
+	} else if (in->eas_ok) {
+		float ste_dot_dem = nav_clampf(spe_dot_dem + ske_dot_dem, ste_dot_min, ste_dot_max);
+		float ste_dot_err = ste_dot_dem - spe_dot - ske_dot;
+		ste_dot_dem += roll_comp;
+		float ff = nom_thr + ste_dot_dem / (ste_dot_max - ste_dot_min) * (thr_max - thr_min);
+		thr = (t->ste_error + ste_dot_err * p->tecs_thr_damp) * k_thr + ff;
+		thr = nav_clampf(thr, thr_min, thr_max);
+		float amp = 0.5f * (thr_max - thr_min);
+		float imax = nav_clampf(thr_max - thr + 0.1f, -amp, amp);
+		float imin = nav_clampf(thr_min - thr - 0.1f, -amp, amp);
+		t->integ_thr += t->ste_error * p->tecs_integ_gain * dt * k_thr;
+		t->integ_thr = nav_clampf(t->integ_thr, imin, imax);
+		thr = nav_clampf(thr + t->integ_thr, thr_min, thr_max);
+	} else {
+		/* no airspeed: throttle from the pitch demand, between the trim and
+		 * the limits, plus the turn's extra drag */
+		float pd = t->last_pitch_dem_rad;
+		if (pd > 0.0f && pitch_max > 0.0f)
+			thr = nom_thr + (thr_max - nom_thr) * pd / pitch_max;
+		else if (pd < 0.0f && pitch_min < 0.0f)
+			thr = nom_thr + (thr_min - nom_thr) * pd / pitch_min;
+		else
+			thr = nom_thr;
+		thr += roll_comp / (ste_dot_max - ste_dot_min) * (thr_max - thr_min);
+		thr = nav_clampf(thr, thr_min, thr_max);
+	}
+	t->throttle_dem = thr;
+
+	/* pitch: the energy balance */
+	float ske_w = p->tecs_spdweight;
+	if (!in->eas_ok || in->stage == TECS_STAGE_LAND_FLARE)
+		ske_w = 0.0f;
+	else if (t->underspeed)
+		ske_w = 2.0f;
+	float spe_w = 2.0f - ske_w;
+	float seb_dem = spe_dem * spe_w - ske_dem * ske_w;
+	float seb_dot_dem = spe_dot_dem * spe_w - ske_dot_dem * ske_w;
+	float seb_est = spe_est * spe_w - ske_est * ske_w;
+	float seb_dot = spe_dot * spe_w - ske_dot * ske_w;
+	t->seb_error = seb_dem - seb_est;
+	float seb_dot_err = seb_dot_dem - seb_dot;
+
+	if (in->stage == TECS_STAGE_TAKEOFF && in->ptch_min_takeoff_rad > pitch_min)
+		pitch_min = nav_clampf(in->ptch_min_takeoff_rad, pitch_min, pitch_max);
+	if (in->stage == TECS_STAGE_LAND_FLARE) {
+		float lp = p->land_pitch_cd * 0.01f * NAV_DEG2RAD;
+		if (lp > pitch_min)
+			pitch_min = nav_clampf(lp, pitch_min, pitch_max);
+	}
+
+	float gain_inv = tas * p->tecs_time_const * g;
+	float temp = t->seb_error + seb_dot_dem * p->tecs_time_const + seb_dot_err * p->tecs_ptch_damp;
+	float i_min = gain_inv * (pitch_min - TECS_PITCH_INTEG_MARGIN) - temp;
+	float i_max = gain_inv * (pitch_max + TECS_PITCH_INTEG_MARGIN) - temp;
+	float d_integ = t->seb_error * p->tecs_integ_gain * dt;
+	/* integrate only towards the limit that is not yet reached */
+	if (d_integ > 0.0f)
+		t->integ_seb = fminf(t->integ_seb + d_integ, fmaxf(i_max, t->integ_seb));
+	else
+		t->integ_seb = fmaxf(t->integ_seb + d_integ, fminf(i_min, t->integ_seb));
+	float pitch = (temp + t->integ_seb) / gain_inv;
+	float step = dt * p->tecs_vert_acc / tas;
+	pitch = nav_clampf(pitch, t->last_pitch_dem_rad - step, t->last_pitch_dem_rad + step);
+	pitch = nav_clampf(pitch, pitch_min, pitch_max);
+	t->pitch_dem_rad = pitch;
+	t->last_pitch_dem_rad = pitch;
+}

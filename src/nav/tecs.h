@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * TECS: total energy control of speed and height (Lambregts; as ArduPilot's
+ * AP_TECS applies it). Throttle controls the total energy (potential + kinetic),
+ * pitch the balance between them. Pure; state in caller storage; call on the
+ * main thread at the navigation rate (10-400 Hz; dt is an argument).
+ */
+#ifndef FULMAR_NAV_TECS_H
+#define FULMAR_NAV_TECS_H
+
+#include <stdbool.h>
+
+/* Field names follow ArduPilot's parameters (TECS_CLMB_MAX -> tecs_clmb_max). */
+struct tecs_params {
+	float tecs_clmb_max;    /* m/s, climb rate at THR_MAX and cruise speed */
+	float tecs_sink_min;    /* m/s, sink rate at THR_MIN and cruise speed */
+	float tecs_sink_max;    /* m/s, fastest sink demanded */
+	float tecs_time_const;  /* s, of the energy loops */
+	float tecs_thr_damp;    /* throttle damping on the energy-rate error */
+	float tecs_integ_gain;  /* integrators' gain, 1/s */
+	float tecs_vert_acc;    /* m/s^2, limit on the pitch demand's rate (as V * dpitch/dt) */
+	float tecs_spd_omega;   /* rad/s, airspeed complementary filter */
+	float tecs_rll2thr;     /* m^2/s^3 of energy rate per (1/cos^2(roll) - 1) */
+	float tecs_spdweight;   /* 0 (height first) .. 2 (speed first) */
+	float tecs_ptch_damp;   /* pitch damping on the energy-balance rate error */
+	float tecs_land_sink;   /* m/s, sink rate at touchdown after the flare */
+	/* shared ArduPlane parameters TECS uses */
+	float arspd_fbw_min;    /* m/s */
+	float arspd_fbw_max;    /* m/s */
+	float thr_min;          /* percent */
+	float thr_max;          /* percent */
+	float trim_throttle;    /* percent, level flight at TRIM_ARSPD_CM */
+	float lim_pitch_max;    /* centidegrees */
+	float lim_pitch_min;    /* centidegrees */
+	float land_pitch_cd;    /* centidegrees, lowest pitch in the flare */
+};
+
+void tecs_params_default(struct tecs_params *p);
+
+enum tecs_stage {
+	TECS_STAGE_NORMAL = 1,
+	TECS_STAGE_TAKEOFF,        /* full throttle; pitch at least the takeoff pitch */
+	TECS_STAGE_LAND_APPROACH,  /* the height demand is a glide path: no smoothing lag */
+	TECS_STAGE_LAND_FLARE,     /* throttle cut, pitch holds the flare path, speed ignored */
+};
+
+struct tecs_input {
+	float hgt_m;               /* height (above home), estimator's */
+	float climb_m_s;           /* up positive */
+	float eas_m_s;             /* equivalent airspeed (ignored unless eas_ok) */
+	bool eas_ok;               /* an airspeed sensor is in use and healthy */
+	float vel_dot_m_s2;        /* longitudinal acceleration (specific force x - g sin pitch),
+				      NAN when not known: derived from the airspeed then */
+	float pitch_rad, roll_rad;
+	float eas2tas;
+	float hgt_dem_m;           /* demanded height */
+	float eas_dem_m_s;         /* demanded airspeed (equivalent) */
+	enum tecs_stage stage;
+	float ptch_min_takeoff_rad; /* TAKEOFF stage: lowest pitch demanded */
+};
+
+struct tecs {
+	bool initialised;
+	enum tecs_stage last_stage;
+	/* airspeed filter */
+	float tas_state, integ_dtas, vel_dot;
+	/* demands after limiting */
+	float tas_dem_adj, tas_rate_dem;
+	float hgt_dem_rl, hgt_dem_adj, hgt_dem_adj_last, hgt_rate_dem;
+	/* integrators */
+	float integ_thr, integ_seb;
+	float ste_error, seb_error;
+	bool underspeed;
+	/* outputs */
+	float throttle_dem;        /* 0..1 */
+	float pitch_dem_rad;
+	float last_pitch_dem_rad;
+};
+
+void tecs_init(struct tecs *t);
+/* One step of dt_s; outputs in t->throttle_dem and t->pitch_dem_rad. */
+void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_input *in, float dt_s);
+
+#endif
