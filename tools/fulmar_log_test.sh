@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# fulmar-log on a reference ArduPilot log: info counts and dump output.
+# fulmar-log on the reference ArduPilot logs: info counts, dump (text, CSV, JSON,
+# time windows), export, plot and summary.
 # Usage: fulmar_log_test.sh FULMAR_LOG REFERENCE_DIR. Exit 77 (skip) without the logs.
 set -eu
 tool=$1
@@ -36,7 +37,51 @@ echo "$csv" | tail -n +2 | awk -F, 'NF != 13 { exit 1 }' || fail "csv column cou
 all=$("$tool" dump "$log" | wc -l)
 [ "$all" -eq 1731 ] || fail "dump all gave $all lines"
 
+# JSON lines: one object per record, each parses, same count as the CSV rows.
+json=$("$tool" dump --json --type GPS "$log")
+[ "$(echo "$json" | wc -l)" -eq "$gps" ] || fail "json rows"
+echo "$json" | python3 -c 'import json, sys
+for line in sys.stdin:
+    o = json.loads(line)
+    assert o["type"] == "GPS" and isinstance(o["Lat"], float), o' || fail "json parse"
+
+# Time window: exactly the records whose TimeUS lies inside it (checked against CSV).
+from=82.0; to=82.5
+want=$(echo "$csv" | tail -n +2 | awk -F, -v a=82000000 -v b=82500000 '$1 >= a && $1 <= b' | wc -l)
+got=$("$tool" dump --csv --type GPS --from $from --to $to "$log" | tail -n +2 | wc -l)
+[ "$got" -eq "$want" ] && [ "$want" -gt 0 ] || fail "time window gave $got, want $want"
+[ "$("$tool" dump --from 1000 "$log" | wc -l)" -eq 0 ] || fail "window past the end"
+
+# The longer reference flight: export, plot and summary.
+flight=$2/ArduCopter-3.5-era_spark404-log.bin
+if [ -r "$flight" ]; then
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	"$tool" export --gpx "$flight" >"$tmp/t.gpx" || fail "export gpx"
+	"$tool" export --kml "$flight" >"$tmp/t.kml" || fail "export kml"
+	"$tool" export --gpx --source POS "$flight" >"$tmp/p.gpx" || fail "export gpx from POS"
+	"$tool" plot -o "$tmp/t.svg" "$flight" || fail "plot"
+	python3 -c 'import sys, xml.dom.minidom as m
+[m.parse(f) for f in sys.argv[1:]]' "$tmp/t.gpx" "$tmp/t.kml" "$tmp/p.gpx" "$tmp/t.svg" \
+		|| fail "export/plot output is not well-formed XML"
+	# The track has one point per 3D fix.
+	fixes=$("$tool" dump --csv --type GPS "$flight" | awk -F, 'NR > 1 && $2 >= 3' | wc -l)
+	[ "$(grep -c '<trkpt' "$tmp/t.gpx")" -eq "$fixes" ] || fail "gpx points vs GPS fixes"
+	pos=$("$tool" info "$flight" | awk '$2 == "POS" { print $3 }')
+	[ "$(grep -c '<trkpt' "$tmp/p.gpx")" -eq "$pos" ] || fail "gpx points vs POS"
+	grep -q '<time>2017-09-' "$tmp/t.gpx" || fail "gpx times from GPS week"
+	for panel in "Ground track" "Altitude" "Airspeed" "Roll: demand" "Pitch: demand" "Loop timing"; do
+		grep -q "$panel" "$tmp/t.svg" || fail "plot lacks $panel"
+	done
+	sum=$("$tool" summary "$flight") || fail "summary"
+	echo "$sum" | grep -q "EV 11 DISARMED" || fail "summary events"
+	echo "$sum" | grep -q "over $fixes GPS positions" || fail "summary distance source"
+	echo "$sum" | grep -q "^loop timing (5 PM records" || fail "summary PM"
+fi
+
 # Usage errors.
 if "$tool" dump --csv "$log" >/dev/null 2>&1; then fail "csv without --type accepted"; fi
 if "$tool" info /nonexistent/x.bin >/dev/null 2>&1; then fail "missing file accepted"; fi
+if "$tool" export "$log" >/dev/null 2>&1; then fail "export without a format accepted"; fi
+if "$tool" dump --from x "$log" >/dev/null 2>&1; then fail "bad --from accepted"; fi
 echo ok
