@@ -46,6 +46,24 @@ static struct quat held_attitude(const struct sim_world *w, double pitch_rad)
 	return quat_from_euler(0.0, pitch_rad, w->cfg.heading_deg * DEG);
 }
 
+/* The model's resting state starts a centimetre or so off the grass: let it
+ * settle (still air, motor off) before the flight's time starts, so that the
+ * first samples are of a plane at rest, not one dropping into the grass. */
+static void settle_on_the_ground(struct sim_world *w)
+{
+	struct sim_atmos a;
+	sim_atmos_isa(w->cfg.home.alt_m, 0.0, &a);
+	struct sim_env env = { v3_make(0, 0, 0), a.density_kg_m3 };
+	struct sim_controls off = { 0.0, 0.0, 0.0, 0.0 };
+	for (int i = 0; i < 2000; i++)
+		sim_model_step(&w->cfg.airframe, &w->st, &off, &env, 0.001);
+	w->st.t_s = 0.0;
+	w->st.batt_used_ah = 0.0;
+	w->st.impact_speed_max_m_s = 0.0;
+	w->st.crashed = false;
+	memset(w->st.dig, 0, sizeof(w->st.dig));
+}
+
 int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 		   const struct sim_timeline *tl)
 {
@@ -57,6 +75,8 @@ int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 	w->cfg = *cfg;
 	w->tl = tl;
 	w->dt_us = 1000000u / cfg->imu_hz;
+	/* Rates are counted from the first step, as the sensors' are. */
+	w->next_rc_us = w->next_state_us = w->dt_us;
 	w->cfg.sensors.seed = cfg->seed;
 	w->cfg.sensors.imu_rate_hz = cfg->imu_hz;
 	w->cfg.wind.seed = cfg->seed;
@@ -68,12 +88,12 @@ int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 	if (timeline_has_throw(tl)) {
 		w->mode = SIM_PHASE_HELD;
 		w->st.pos_ned_m = v3_make(0.0, 0.0, -w->cfg.launch.hand_height_m);
+		/* At rest, the accelerometer feels the hand's push against gravity. */
+		w->st.accel_body_m_s2 = quat_rotate_inv(w->st.att, v3_make(0, 0, -SIM_G0_M_S2));
 	} else {
 		w->mode = SIM_PHASE_GROUND;
+		settle_on_the_ground(w);
 	}
-	/* Before the first step's outputs: at rest, the accelerometer feels the
-	 * ground's (or the hand's) push against gravity. */
-	w->st.accel_body_m_s2 = quat_rotate_inv(w->st.att, v3_make(0, 0, -SIM_G0_M_S2));
 	sim_sensors_init(&w->sens, &w->cfg.sensors);
 	sim_wind_init(&w->wind, &w->cfg.wind);
 	sim_atmos_isa(w->cfg.home.alt_m - w->st.pos_ned_m.z, 0.0, &w->atm);

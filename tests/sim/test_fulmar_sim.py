@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""fulmar-sim as a real process against a scripted autopilot (sim_peer) over
+UDP on loopback or a pty: the lock-step handshake and frames, determinism of
+the truth file, time-outs, real-time pacing, bad input, a restarting
+autopilot, a crash, signals and bad options.
+
+    test_fulmar_sim.py CASE FULMAR_SIM SIM_PEER
+"""
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+CASES = {}
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Run:
+    """fulmar-sim and, unless told otherwise, a peer; both waited for."""
+
+    def __init__(self, env, sim_args, peer_args=(), peer=True, port=None, serial=None, pass_fds=()):
+        self.env = env
+        self.port = port or free_port()
+        link = ["--serial", serial] if serial else ["--listen", "127.0.0.1:%d" % self.port]
+        self.sim_cmd = [env.sim] + link + ["--status-hz", "0"] + list(sim_args)
+        self.t0 = time.monotonic()
+        self.sim = subprocess.Popen(self.sim_cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.peer = None
+        if peer:
+            time.sleep(0.1)  # let it bind first; the peer's heartbeat repeats anyway
+            target = [] if serial else ["--udp", "127.0.0.1:%d" % self.port]
+            self.peer = subprocess.Popen([env.peer] + target + list(peer_args), stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True, pass_fds=pass_fds)
+
+    def wait(self, timeout=60):
+        try:
+            out, err = self.sim.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.sim.kill()
+            out, err = self.sim.communicate()
+            raise Fail("fulmar-sim did not finish in %d s:\n%s" % (timeout, err))
+        self.wall = time.monotonic() - self.t0
+        self.rc, self.out, self.err = self.sim.returncode, out, err
+        self.peer_rc, self.peer_out, self.peer_err = None, "", ""
+        if self.peer:
+            try:
+                self.peer_out, self.peer_err = self.peer.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.peer.kill()
+                self.peer_out, self.peer_err = self.peer.communicate()
+            self.peer_rc = self.peer.returncode
+        sys.stderr.write("$ %s\n%s" % (" ".join(self.sim_cmd), self.err))
+        if self.peer:
+            sys.stderr.write(self.peer_out + self.peer_err)
+        return self
+
+    def peer_stats(self):
+        line = [l for l in self.peer_out.splitlines() if l.startswith("peer:")]
+        check(line, "the peer printed no summary")
+        stats = {}
+        for word in line[-1].split()[1:]:
+            k, v = word.split("=")
+            stats[k] = float(v) if "." in v else int(v)
+        return stats
+
+    def counts(self):
+        line = [l for l in self.err.splitlines() if "rejected:" in l]
+        check(line, "no summary of rejected input")
+        return {k: int(v) for k, v in (w.split("=") for w in line[-1].split("rejected:")[1].split())}
+
+
+def read_truth(path):
+    with open(path) as f:
+        lines = f.read().splitlines()
+    head = lines[0].split(",")
+    return head, [dict(zip(head, l.split(","))) for l in lines[1:]]
+
+
+@case
+def lockstep(env):
+    truth = os.path.join(env.tmp, "t.csv")
+    r = Run(env, ["--duration", "4", "--truth", truth], ["--idle", "1"]).wait()
+    check(r.rc == 0, "exit status %d" % r.rc)
+    check("end of the flight at 4.000 s" in r.err, "no end-of-flight message")
+    check(r.peer_rc == 0, "the peer found the stream broken")
+    s = r.peer_stats()
+    check(s["sensors"] == 4000, "HIL_SENSOR %d, not 4000 (1 kHz)" % s["sensors"])
+    check(s["first_us"] == 1000 and s["last_us"] == 4000000, "times %d..%d" % (s["first_us"], s["last_us"]))
+    check(s["resets"] == 1, "reset bits %d" % s["resets"])
+    check(s["rc"] == 200 and s["state"] == 200, "RC %d, state %d, not 50 Hz" % (s["rc"], s["state"]))
+    check(s["batt"] == 40, "battery %d, not 10 Hz" % s["batt"])
+    check(s["gps"] == 20, "GPS %d, not 5 Hz" % s["gps"])
+    check(s["answers"] >= 999, "answers %d: one per 4 ms frame" % s["answers"])
+    check(s["rc_ch8"] == 1000 and s["parse_bad"] == 0, "rc ch8 %d, parse errors %d" % (s["rc_ch8"], s["parse_bad"]))
+    head, rows = read_truth(truth)
+    check(len(rows) == 200 and rows[-1]["t_s"] == "4.000", "truth rows %d, last %s" % (len(rows), rows[-1]["t_s"]))
+    check(abs(float(rows[-1]["throttle"]) - 0.75) < 1e-3 and rows[-1]["armed"] == "1", "controls not applied")
+    check(len(head) == len(rows[10]), "columns")
+
+
+FAULTS = """# a flight with everything
+1.0 throw
+2   rc 8=1800
+3   gps_glitch 2 30 -10
+4   wind 3 270
+5   motor_fail 1
+5.5 dropout mag 0.5
+"""
+
+
+@case
+def determinism(env):
+    faults = os.path.join(env.tmp, "faults.txt")
+    with open(faults, "w") as f:
+        f.write(FAULTS)
+    files = []
+    for i, seed in enumerate(["7", "7", "8"]):
+        path = os.path.join(env.tmp, "truth%d.csv" % i)
+        r = Run(env, ["--duration", "7", "--seed", seed, "--faults", faults, "--turbulence", "5",
+                      "--gusts", "3", "--truth", path], ["--idle", "1"]).wait()
+        check(r.rc == 0 and r.peer_rc == 0, "run %d: status %d, peer %s" % (i, r.rc, r.peer_rc))
+        with open(path, "rb") as f:
+            files.append(f.read())
+    check(files[0] == files[1], "same seed, same answers: the truth files differ")
+    check(files[0] != files[2], "another seed gave the same flight")
+    head, rows = read_truth(os.path.join(env.tmp, "truth0.csv"))
+    phases = [r["phase"] for r in rows]
+    check(phases[0] == "held" and "throw" in phases and "air" in phases,
+          "phases: %s" % sorted(set(phases)))
+    events = ";".join(r["events"] for r in rows if r["events"])
+    for e in ["1.000 throw", "2.000 rc 8=1800", "3.000 gps_glitch 2 30 -10", "5.000 gps_glitch end",
+              "6.000 motor_fail end", "6.000 dropout mag end"]:
+        check(e in events, "truth events lack '%s': %s" % (e, events))
+
+
+@case
+def timeout(env):
+    r = Run(env, ["--timeout", "1", "--duration", "60"], ["--silent-after", "100", "--idle", "3"]).wait()
+    check(r.rc == 1, "exit status %d, not 1" % r.rc)
+    check("the autopilot is gone" in r.err, "no message about the autopilot")
+    check("stopping at 0.404 s" in r.err, "did not stop waiting for frame 101")
+    check(r.wall < 6.0, "took %.1f s" % r.wall)
+
+
+@case
+def start_timeout(env):
+    r = Run(env, ["--start-timeout", "0.5"], peer=False).wait()
+    check(r.rc == 1 and "no autopilot appeared" in r.err, "status %d" % r.rc)
+
+
+@case
+def realtime(env):
+    r = Run(env, ["--realtime", "--duration", "3"], ["--idle", "1"]).wait()
+    check(r.rc == 0 and r.peer_rc == 0, "status %d, peer %s" % (r.rc, r.peer_rc))
+    s = r.peer_stats()
+    ratio = s["sim_s"] / s["wall_s"]
+    sys.stderr.write("real time: %.3f simulated s in %.3f wall s (%.3f)\n" % (s["sim_s"], s["wall_s"], ratio))
+    # loose: a shared 2-core virtual machine
+    check(0.8 < ratio < 1.25, "pacing %.3f" % ratio)
+    check(2.5 < r.wall < 6.0, "wall %.1f s for 3 simulated s" % r.wall)
+    check(s["sensors"] > 2500, "sensors %d" % s["sensors"])
+
+
+@case
+def malformed(env):
+    truth = os.path.join(env.tmp, "t.csv")
+    r = Run(env, ["--duration", "1", "--truth", truth], ["--misbehave", "--idle", "1"]).wait()
+    check(r.rc == 0, "exit status %d" % r.rc)
+    c = r.counts()
+    check(c["nonfinite"] == 1 and c["backwards"] == 1 and c["future"] == 1, "counts %s" % c)
+    check(c["bad_len"] >= 1 and c["garbage_bytes"] > 0, "parser counts %s" % c)
+    for words in ["non-finite control 1", "went backwards", "from the future", "malformed input"]:
+        check(words in r.err, "no line saying '%s'" % words)
+    with open(truth) as f:
+        check("nan" not in f.read().lower(), "a NaN reached the truth file")
+
+
+@case
+def restart(env):
+    r = Run(env, ["--duration", "1", "--timeout", "3"], ["--restart-at", "20", "--idle", "1"]).wait()
+    check(r.rc == 0, "exit status %d" % r.rc)
+    check("the autopilot is now at" in r.err, "the new address went unnoticed")
+    check(r.counts()["peer_changes"] == 1, "peer changes")
+    check(r.peer_stats()["sensors"] >= 990, "the restarted peer did not get the frames")
+
+
+@case
+def serial(env):
+    master, slave = os.openpty()
+    name = os.ttyname(slave)
+    try:
+        truth = os.path.join(env.tmp, "t.csv")
+        r = Run(env, ["--duration", "1", "--truth", truth], ["--fd", str(master), "--idle", "1"],
+                serial=name + ":115200", pass_fds=(master,)).wait()
+    finally:
+        os.close(master)
+        os.close(slave)
+    check(r.rc == 0 and r.peer_rc == 0, "status %d, peer %s" % (r.rc, r.peer_rc))
+    check("serial %s at 115200 baud" % name in r.err, "link not named")
+    s = r.peer_stats()
+    check(s["sensors"] == 1000 and s["parse_bad"] == 0, "sensors %d, parse errors %d" % (s["sensors"], s["parse_bad"]))
+
+
+@case
+def crash(env):
+    truth = os.path.join(env.tmp, "t.csv")
+    r = Run(env, ["--throw-at", "0.5", "--duration", "60", "--truth", truth], ["--profile", "dive", "--idle", "1"]).wait()
+    check(r.rc == 3, "exit status %d, not 3" % r.rc)
+    check("CRASHED" in r.err and "m/s vertical" in r.err, "no crash message")
+    head, rows = read_truth(truth)
+    check(rows[-1]["crashed"] == "1" and float(rows[-1]["impact_m_s"]) > 5.0, "truth's last row: %s" % rows[-1])
+
+
+@case
+def sigterm(env):
+    r = Run(env, [], ["--idle", "1"])
+    time.sleep(1.5)
+    r.sim.send_signal(signal.SIGTERM)
+    r.wait()
+    check(r.rc == 0 and "stopped by SIGTERM" in r.err, "status %d" % r.rc)
+
+
+@case
+def bad_options(env):
+    r = Run(env, ["--fault", "3 explode"], peer=False).wait()
+    check(r.rc == 2 and "--fault:1: unknown event 'explode'" in r.err, "status %d" % r.rc)
+    path = os.path.join(env.tmp, "bad.txt")
+    with open(path, "w") as f:
+        f.write("# ok\n1 throw\n2 gps_loss soon\n")
+    r = Run(env, ["--faults", path], peer=False).wait()
+    check(r.rc == 2 and (path + ":3: duration 'soon'") in r.err, "status %d" % r.rc)
+    r = Run(env, ["--imu-hz", "1000", "--frame-hz", "300"], peer=False).wait()
+    check(r.rc == 2 and "--frame-hz" in r.err, "status %d" % r.rc)
+
+
+class Env:
+    pass
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in CASES:
+        sys.stderr.write("usage: test_fulmar_sim.py {%s} FULMAR_SIM SIM_PEER\n" % ",".join(CASES))
+        return 2
+    env = Env()
+    env.sim, env.peer = sys.argv[2], sys.argv[3]
+    with tempfile.TemporaryDirectory() as tmp:
+        env.tmp = tmp
+        try:
+            CASES[sys.argv[1]](env)
+        except Fail as e:
+            sys.stderr.write("FAIL %s: %s\n" % (sys.argv[1], e))
+            return 1
+    print("ok %s" % sys.argv[1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

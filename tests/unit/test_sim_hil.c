@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* fulmar-sim's HIL framing without sockets: what a frame carries, in what
+ * order and at what rates (docs/hil.md), and what it does with the controls
+ * an autopilot sends back, good and bad. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "hil.h"
+#include "mavlink/mavlink_msgs.h"
+
+static struct sim_timeline tl;
+static struct sim_world world;
+static struct sim_hil hil;
+static struct sim_hil_tx tx;
+
+static void start(const char *timeline)
+{
+	char err[160];
+	struct sim_world_config c;
+	sim_timeline_init(&tl);
+	if (sim_timeline_parse(&tl, timeline, strlen(timeline), "t", err, sizeof(err)))
+		fail_msg("%s", err);
+	sim_timeline_sort(&tl);
+	sim_world_config_default(&c);
+	assert_int_equal(sim_world_init(&world, &c, &tl), 0);
+	sim_hil_init(&hil, &world, 1, 1);
+}
+
+/* The frames in tx, parsed back as an autopilot would. */
+static unsigned int parse_tx(struct mavlink_frame *out, unsigned int max)
+{
+	struct mavlink_parser p;
+	mavlink_parser_init(&p);
+	unsigned int n = 0;
+	size_t off = 0;
+	bool got;
+	do {
+		off += mavlink_parse(&p, tx.buf + off, tx.len - off, &out[n], &got);
+		if (got && n < max - 1)
+			n++;
+	} while (got || off < tx.len);
+	assert_int_equal(p.stats.bad_crc + p.stats.bad_len + p.stats.skipped_bytes, 0);
+	return n;
+}
+
+static void test_sim_hil_frame_sends_each_steps_messages_sensor_last(void **state)
+{
+	static struct mavlink_frame f[64];
+	start("");
+	assert_int_equal(sim_hil_frame(&hil, 4, &tx, NULL, NULL), 4);
+	unsigned int n = parse_tx(f, 64);
+	assert_int_equal(n, tx.n_msgs);
+	uint64_t t_expect = 1000;
+	unsigned int sensors = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		assert_int_equal(f[i].version, 2);
+		assert_int_equal(f[i].sysid, 1);
+		if (f[i].msgid != MAVLINK_MSG_ID_HIL_SENSOR)
+			continue;
+		struct mavlink_hil_sensor m;
+		mavlink_hil_sensor_unpack(mavlink_payload(&f[i]), f[i].len, &m);
+		assert_int_equal(m.time_usec, t_expect);
+		if (sensors == 0) {
+			/* the first step: everything is new, and the flight starts */
+			assert_int_equal(m.fields_updated, 0x80001fffu);
+			assert_true(fabsf(m.zacc + 9.8f) < 1.0f);
+			assert_true(m.abs_pressure > 900.0f && m.abs_pressure < 1000.0f);   /* 584 m */
+			assert_true(fabsf(m.pressure_alt - 584.0f) < 30.0f);
+		} else {
+			assert_int_equal(m.fields_updated, SIM_HIL_ACCEL_BITS | SIM_HIL_GYRO_BITS);
+		}
+		t_expect += 1000;
+		sensors++;
+	}
+	assert_int_equal(sensors, 4);
+	assert_int_equal(f[n - 1].msgid, MAVLINK_MSG_ID_HIL_SENSOR);
+	/* First step: RC, battery and state come before its HIL_SENSOR. */
+	assert_int_equal(f[0].msgid, MAVLINK_MSG_ID_HIL_RC_INPUTS_RAW);
+	assert_int_equal(f[1].msgid, MAVLINK_MSG_ID_BATTERY_STATUS);
+	assert_int_equal(f[2].msgid, MAVLINK_MSG_ID_HIL_STATE_QUATERNION);
+	assert_int_equal(f[3].msgid, MAVLINK_MSG_ID_HIL_SENSOR);
+	struct mavlink_hil_rc_inputs_raw rc;
+	mavlink_hil_rc_inputs_raw_unpack(mavlink_payload(&f[0]), f[0].len, &rc);
+	assert_true(rc.chan1_raw == 1500 && rc.chan3_raw == 1000 && rc.chan8_raw == 1000 && rc.rssi == 255);
+	struct mavlink_battery_status b;
+	mavlink_battery_status_unpack(mavlink_payload(&f[1]), f[1].len, &b);
+	assert_true(b.voltages[0] > 12400 && b.voltages[0] < 12800);   /* a full 3S pack */
+	assert_int_equal(b.battery_remaining, 100);
+}
+
+/* One simulated second at the default rates: GPS 5 Hz (the first report a
+ * latency late), RC and truth 50 Hz, battery 10 Hz, HIL_SENSOR every step. */
+static void test_sim_hil_rates_over_one_second(void **state)
+{
+	static struct mavlink_frame f[64];
+	unsigned int count[256] = { 0 };
+	uint64_t first_gps_us = 0;
+	start("");
+	for (int i = 0; i < 250; i++) {
+		sim_hil_frame(&hil, 4, &tx, NULL, NULL);
+		unsigned int n = parse_tx(f, 64);
+		for (unsigned int k = 0; k < n; k++) {
+			count[f[k].msgid & 0xff]++;
+			if (f[k].msgid == MAVLINK_MSG_ID_HIL_GPS && !first_gps_us) {
+				struct mavlink_hil_gps g;
+				mavlink_hil_gps_unpack(mavlink_payload(&f[k]), f[k].len, &g);
+				first_gps_us = g.time_usec;
+				assert_int_equal(g.fix_type, 3);
+				assert_true(abs(g.lat - (int32_t)lround(-35.363261 * 1e7)) < 1000);  /* ~10 m */
+				assert_true(g.satellites_visible >= 4);
+			}
+		}
+	}
+	assert_int_equal(count[MAVLINK_MSG_ID_HIL_SENSOR], 1000);
+	assert_int_equal(count[MAVLINK_MSG_ID_HIL_RC_INPUTS_RAW], 50);
+	assert_int_equal(count[MAVLINK_MSG_ID_HIL_STATE_QUATERNION], 50);
+	assert_int_equal(count[MAVLINK_MSG_ID_BATTERY_STATUS], 10);
+	assert_int_equal(count[MAVLINK_MSG_ID_HIL_GPS], 5);
+	assert_int_equal(first_gps_us, 151000);   /* measured at 1 ms, 150 ms latency */
+}
+
+static size_t controls_msg(uint64_t t_us, const float *c, uint8_t mode, uint64_t flags, uint8_t *out)
+{
+	struct mavlink_hil_actuator_controls m;
+	uint8_t p[MAVLINK_MSG_HIL_ACTUATOR_CONTROLS_MAX_LEN];
+	memset(&m, 0, sizeof(m));
+	m.time_usec = t_us;
+	memcpy(m.controls, c, sizeof(m.controls));
+	m.mode = mode;
+	m.flags = flags;
+	mavlink_hil_actuator_controls_pack(&m, p);
+	struct mavlink_header h = { 2, 7, 1, 1, MAVLINK_MSG_ID_HIL_ACTUATOR_CONTROLS };
+	return mavlink_encode(&h, p, out);
+}
+
+static void test_sim_hil_applies_controls_that_answer_the_frame(void **state)
+{
+	uint8_t buf[MAVLINK_MAX_FRAME_LEN];
+	float c[16] = { 0.5f, -0.25f, 1.0f, 0.1f };
+	start("");
+	sim_hil_frame(&hil, 4, &tx, NULL, NULL);
+	assert_false(hil.answered);
+	size_t n = controls_msg(4000, c, 128 | 1, 1, buf);
+	/* byte by byte: the parser keeps its place */
+	for (size_t i = 0; i < n; i++)
+		sim_hil_input(&hil, buf + i, 1);
+	assert_true(hil.answered);
+	assert_int_equal(hil.st.controls, 1);
+	assert_true(world.commanded.aileron == 0.5 && world.commanded.elevator == -0.25);
+	assert_true(world.commanded.throttle == 1.0 && world.armed);
+	/* An earlier time, still after the last applied: taken but does not answer the next frame. */
+	sim_hil_frame(&hil, 4, &tx, NULL, NULL);
+	c[2] = -1.0f;
+	n = controls_msg(6000, c, 0, 1, buf);
+	sim_hil_input(&hil, buf, n);
+	assert_false(hil.answered);
+	assert_true(world.commanded.throttle == 0.0 && !world.armed);
+	n = controls_msg(8000, c, 0, 1, buf);
+	sim_hil_input(&hil, buf, n);
+	assert_true(hil.answered);
+	assert_int_equal(hil.st.problems[SIM_HIL_BACKWARDS] + hil.st.problems[SIM_HIL_FUTURE], 0);
+}
+
+static void test_sim_hil_drops_bad_controls_and_says_why(void **state)
+{
+	uint8_t buf[4 * MAVLINK_MAX_FRAME_LEN];
+	float c[16] = { 0.3f, 0.0f, 0.0f };
+	start("");
+	sim_hil_frame(&hil, 4, &tx, NULL, NULL);
+	sim_hil_input(&hil, buf, controls_msg(4000, c, 128, 1, buf));
+	assert_true(world.commanded.aileron == (double)0.3f);
+	sim_hil_frame(&hil, 4, &tx, NULL, NULL);
+
+	float bad[16] = { NAN, 1.0f };
+	sim_hil_input(&hil, buf, controls_msg(8000, bad, 128, 1, buf));
+	assert_int_equal(hil.st.problems[SIM_HIL_NONFINITE], 1);
+	assert_true(hil.fresh_problems & (1u << SIM_HIL_NONFINITE));
+	assert_non_null(strstr(hil.problem_text[SIM_HIL_NONFINITE], "non-finite control 1"));
+	bad[0] = 0.0f;
+	bad[9] = -INFINITY;
+	sim_hil_input(&hil, buf, controls_msg(8000, bad, 128, 1, buf));
+	assert_int_equal(hil.st.problems[SIM_HIL_NONFINITE], 2);
+
+	float other[16] = { -0.7f };
+	sim_hil_input(&hil, buf, controls_msg(2000, other, 128, 1, buf));
+	assert_int_equal(hil.st.problems[SIM_HIL_BACKWARDS], 1);
+	sim_hil_input(&hil, buf, controls_msg(9000, other, 128, 1, buf));
+	assert_int_equal(hil.st.problems[SIM_HIL_FUTURE], 1);
+	assert_false(hil.answered);
+	assert_true(world.commanded.aileron == (double)0.3f);   /* none of them applied */
+
+	/* garbage, a corrupted frame, then a good one in the same read */
+	size_t off = 0;
+	memcpy(buf, "\x00\x11garbage\xfd\x03", 11);
+	off = 11;
+	size_t n = controls_msg(8000, other, 128, 1, buf + off);
+	buf[off + 20] ^= 0x40;   /* a flipped bit: bad CRC */
+	off += n;
+	off += controls_msg(8000, other, 128, 1, buf + off);
+	hil.fresh_problems = 0;
+	assert_int_equal(sim_hil_input(&hil, buf, off), 1);
+	assert_true(hil.parser.stats.bad_crc + hil.parser.stats.skipped_bytes > 0);
+	assert_true(hil.fresh_problems & (1u << SIM_HIL_MALFORMED));
+	assert_true(hil.answered);
+	assert_true(world.commanded.aileron == (double)-0.7f);
+}
+
+static void test_sim_hil_channels_without_pulses_hold_neutral(void **state)
+{
+	uint8_t buf[MAVLINK_MAX_FRAME_LEN];
+	float c[16] = { 0.0f, 0.0f, 0.0f, 0.0f };
+	start("");
+	sim_hil_frame(&hil, 4, &tx, NULL, NULL);
+	/* control 0 on the throttle with "no pulses" (flags bit 32 + 2): off, not half */
+	sim_hil_input(&hil, buf, controls_msg(4000, c, 128, 1 | (1ull << 34), buf));
+	assert_true(world.commanded.throttle == 0.0);
+	sim_hil_input(&hil, buf, controls_msg(4000, c, 128, 1, buf));
+	assert_true(world.commanded.throttle == 0.5);
+}
+
+static void test_sim_hil_link_loss_sends_nothing_and_takes_nothing(void **state)
+{
+	uint8_t buf[MAVLINK_MAX_FRAME_LEN];
+	float c[16] = { 0.9f };
+	start("0.002 link_loss 0.01\n");
+	assert_int_equal(sim_hil_frame(&hil, 1, &tx, NULL, NULL), 1);
+	assert_int_equal(sim_hil_frame(&hil, 4, &tx, NULL, NULL), 0);
+	assert_int_equal(tx.len, 0);
+	assert_int_equal(sim_hil_input(&hil, buf, controls_msg(1000, c, 128, 1, buf)), 0);
+	assert_true(world.commanded.aileron == 0.0);
+	assert_true(hil.st.link_down_bytes > 0);
+	for (int i = 0; i < 3; i++)
+		sim_hil_frame(&hil, 4, &tx, NULL, NULL);
+	assert_int_equal(sim_hil_frame(&hil, 4, &tx, NULL, NULL), 4);   /* back at 13 ms */
+}
+
+static void test_sim_hil_same_seed_same_bytes(void **state)
+{
+	static uint8_t first[SIM_HIL_TX_BYTES * 4];
+	size_t len = 0;
+	start("0.01 throw\n");
+	for (int i = 0; i < 4; i++) {
+		sim_hil_frame(&hil, 50, &tx, NULL, NULL);
+		memcpy(first + len, tx.buf, tx.len);
+		len += tx.len;
+	}
+	start("0.01 throw\n");
+	size_t off = 0;
+	for (int i = 0; i < 4; i++) {
+		sim_hil_frame(&hil, 50, &tx, NULL, NULL);
+		assert_memory_equal(first + off, tx.buf, tx.len);
+		off += tx.len;
+	}
+	assert_int_equal(off, len);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sim_hil_frame_sends_each_steps_messages_sensor_last),
+		cmocka_unit_test(test_sim_hil_rates_over_one_second),
+		cmocka_unit_test(test_sim_hil_applies_controls_that_answer_the_frame),
+		cmocka_unit_test(test_sim_hil_drops_bad_controls_and_says_why),
+		cmocka_unit_test(test_sim_hil_channels_without_pulses_hold_neutral),
+		cmocka_unit_test(test_sim_hil_link_loss_sends_nothing_and_takes_nothing),
+		cmocka_unit_test(test_sim_hil_same_seed_same_bytes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

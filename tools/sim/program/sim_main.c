@@ -1,0 +1,965 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* fulmar-sim: the aircraft for fulmard's hardware-in-the-loop flights. The
+ * shell around the pure world (tools/sim/world.c) and HIL framing (hil.c):
+ * options, the UDP or serial link, the clock, the truth file, signals.
+ * docs/simulator.md is the manual; docs/hil.md the wire. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "hil.h"
+
+enum {
+	EXIT_DONE = 0,       /* --duration reached, or stopped by a signal */
+	EXIT_GONE = 1,       /* the autopilot went away, or the link failed */
+	EXIT_USAGE = 2,      /* bad options or time-line */
+	EXIT_CRASHED = 3,    /* the aircraft hit the ground too hard */
+};
+
+#define UDP_PAYLOAD_MAX 1400   /* under a 1500-byte MTU with headers to spare */
+#define NAG_INTERVAL_NS 5000000000ull
+#define PROBLEM_LINES 5        /* per kind, then only the count */
+
+struct options {
+	const char *listen;
+	const char *serial;
+	uint8_t sysid, compid;
+	struct sim_world_config world;
+	const char *faults_file;
+	const char *truth_file;
+	double truth_hz, status_hz, timeout_s, start_timeout_s, duration_s;
+	bool wait, realtime;
+	unsigned int frame_hz;
+};
+
+struct link {
+	int fd;
+	bool udp;
+	bool have_peer;
+	struct sockaddr_storage peer;
+	socklen_t peer_len;
+	char name[320];
+	uint64_t peer_changes, send_errors;
+};
+
+struct sim {
+	struct options opt;
+	struct sim_timeline tl;
+	struct sim_world world;
+	struct sim_hil hil;
+	struct sim_hil_tx tx;
+	struct link link;
+	FILE *truth;
+	uint64_t truth_period_us;
+	char events[1024];           /* for the next truth row */
+	size_t events_len;
+	bool crashed;
+	uint64_t problem_lines[SIM_HIL_PROBLEM_COUNT];
+	uint64_t wall_start_ns, next_status_ns;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "fulmar-sim: %s\n", line);
+}
+
+/* ---- options ---- */
+
+static void usage(FILE *f)
+{
+	fputs("usage: fulmar-sim [OPTION]...\n"
+	      "The aircraft for fulmard's hardware-in-the-loop flights (docs/simulator.md).\n"
+	      "Link:\n"
+	      "  --listen ADDR:PORT     UDP, answer the first sender (default 0.0.0.0:14560)\n"
+	      "  --serial DEV:BAUD      a serial line instead (raw, 8N1)\n"
+	      "  --sysid N --compid N   ids of the simulator's messages (default 1, 1)\n"
+	      "Time:\n"
+	      "  --realtime             step on the wall clock (default: lock-step)\n"
+	      "  --imu-hz HZ            physics and IMU rate (default 1000)\n"
+	      "  --frame-hz HZ          lock-step frames per second (default 250)\n"
+	      "  --duration S           end the flight after S simulated seconds (default: never)\n"
+	      "  --timeout S            autopilot gone after S s of silence (default 5)\n"
+	      "  --wait                 keep waiting for a silent autopilot instead\n"
+	      "  --start-timeout S      give up when no autopilot appears in S s (default: never)\n"
+	      "World:\n"
+	      "  --seed N               random seed (default 1)\n"
+	      "  --home LAT,LON,ALT     home (default the CMAC field, -35.363261,149.165230,584)\n"
+	      "  --heading DEG          where the nose points at the start (default 0, north)\n"
+	      "  --wind SPEED,FROM_DEG  steady wind\n"
+	      "  --gusts MAX            random 1-cosine gusts up to MAX m/s\n"
+	      "  --turbulence W20       Dryden turbulence, wind at 20 ft (7.7 light, 15.4 moderate)\n"
+	      "  --gps-latency S        GPS report latency (default 0.15)\n"
+	      "  --throw-at T           hand launch at T s (held in the hand before)\n"
+	      "  --rc-mode-pwm US       the mode switch (channel 8) at the start (default 1000)\n"
+	      "  --faults FILE          time-line of faults and events\n"
+	      "  --fault 'T EVENT ARGS' one event (repeatable)\n"
+	      "Output:\n"
+	      "  --truth FILE           ground truth CSV\n"
+	      "  --truth-hz HZ          its rate (default 50)\n"
+	      "  --status-hz HZ         one-line state summaries per wall second (default 1, 0 off)\n"
+	      "Exit status: 0 flight ended (--duration or a signal), 1 autopilot gone or link\n"
+	      "failed, 2 bad options, 3 the aircraft crashed.\n",
+	      f);
+}
+
+static bool parse_num(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(s, &end);
+	if (end == s || *end != '\0' || errno || !isfinite(x) || x < lo || x > hi)
+		return false;
+	*out = x;
+	return true;
+}
+
+/* "a,b[,c]": n numbers separated by commas. */
+static bool parse_list(const char *s, int n, double *out)
+{
+	char buf[128];
+	if (strlen(s) >= sizeof(buf))
+		return false;
+	strcpy(buf, s);
+	char *save = NULL, *tok = strtok_r(buf, ",", &save);
+	for (int i = 0; i < n; i++) {
+		if (!tok || !parse_num(tok, -1e9, 1e9, &out[i]))
+			return false;
+		tok = strtok_r(NULL, ",", &save);
+	}
+	return tok == NULL;
+}
+
+static int read_file(const char *path, char **text, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		n += fread(buf + n, 1, cap - n, f);
+		if (n < cap)
+			break;
+		if (cap >= (1u << 24)) {
+			free(buf);
+			fclose(f);
+			return -EFBIG;
+		}
+		char *b2 = realloc(buf, cap * 2);
+		if (!b2) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = b2;
+		cap *= 2;
+	}
+	int err = ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (!buf)
+		return -ENOMEM;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+enum {
+	OPT_LISTEN = 256, OPT_SERIAL, OPT_SYSID, OPT_COMPID, OPT_REALTIME, OPT_IMU_HZ, OPT_FRAME_HZ,
+	OPT_DURATION, OPT_TIMEOUT, OPT_WAIT, OPT_START_TIMEOUT, OPT_SEED, OPT_HOME, OPT_HEADING,
+	OPT_WIND, OPT_GUSTS, OPT_TURB, OPT_GPS_LATENCY, OPT_THROW_AT, OPT_RC_MODE, OPT_FAULTS,
+	OPT_FAULT, OPT_TRUTH, OPT_TRUTH_HZ, OPT_STATUS_HZ, OPT_HELP,
+};
+
+static int parse_options(struct sim *s, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "serial", required_argument, NULL, OPT_SERIAL },
+		{ "sysid", required_argument, NULL, OPT_SYSID },
+		{ "compid", required_argument, NULL, OPT_COMPID },
+		{ "realtime", no_argument, NULL, OPT_REALTIME },
+		{ "imu-hz", required_argument, NULL, OPT_IMU_HZ },
+		{ "frame-hz", required_argument, NULL, OPT_FRAME_HZ },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "wait", no_argument, NULL, OPT_WAIT },
+		{ "start-timeout", required_argument, NULL, OPT_START_TIMEOUT },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "home", required_argument, NULL, OPT_HOME },
+		{ "heading", required_argument, NULL, OPT_HEADING },
+		{ "wind", required_argument, NULL, OPT_WIND },
+		{ "gusts", required_argument, NULL, OPT_GUSTS },
+		{ "turbulence", required_argument, NULL, OPT_TURB },
+		{ "gps-latency", required_argument, NULL, OPT_GPS_LATENCY },
+		{ "throw-at", required_argument, NULL, OPT_THROW_AT },
+		{ "rc-mode-pwm", required_argument, NULL, OPT_RC_MODE },
+		{ "faults", required_argument, NULL, OPT_FAULTS },
+		{ "fault", required_argument, NULL, OPT_FAULT },
+		{ "truth", required_argument, NULL, OPT_TRUTH },
+		{ "truth-hz", required_argument, NULL, OPT_TRUTH_HZ },
+		{ "status-hz", required_argument, NULL, OPT_STATUS_HZ },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options *o = &s->opt;
+	struct sim_world_config *wc = &o->world;
+	o->listen = "0.0.0.0:14560";
+	o->sysid = o->compid = 1;
+	sim_world_config_default(wc);
+	o->truth_hz = 50.0;
+	o->status_hz = 1.0;
+	o->timeout_s = 5.0;
+	o->frame_hz = 250;
+	sim_timeline_init(&s->tl);
+	unsigned int n_fault = 0;
+	char err[256];
+	int c;
+	double x, v[3];
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		const char *a = optarg;
+		bool ok = true;
+		switch (c) {
+		case OPT_LISTEN: o->listen = a; o->serial = NULL; break;
+		case OPT_SERIAL: o->serial = a; break;
+		case OPT_SYSID:
+		case OPT_COMPID:
+			if ((ok = parse_num(a, 1, 255, &x)))
+				*(c == OPT_SYSID ? &o->sysid : &o->compid) = (uint8_t)x;
+			break;
+		case OPT_REALTIME: o->realtime = true; break;
+		case OPT_IMU_HZ:
+			if ((ok = parse_num(a, 50, 8000, &x) && x == floor(x)))
+				wc->imu_hz = (unsigned int)x;
+			break;
+		case OPT_FRAME_HZ:
+			if ((ok = parse_num(a, 1, 8000, &x) && x == floor(x)))
+				o->frame_hz = (unsigned int)x;
+			break;
+		case OPT_DURATION: ok = parse_num(a, 0, 1e6, &o->duration_s); break;
+		case OPT_TIMEOUT: ok = parse_num(a, 0.01, 1e6, &o->timeout_s); break;
+		case OPT_WAIT: o->wait = true; break;
+		case OPT_START_TIMEOUT: ok = parse_num(a, 0, 1e6, &o->start_timeout_s); break;
+		case OPT_SEED:
+			if ((ok = parse_num(a, 0, 9007199254740992.0, &x) && x == floor(x)))
+				wc->seed = (uint64_t)x;
+			break;
+		case OPT_HOME:
+			if ((ok = parse_list(a, 3, v) && fabs(v[0]) <= 89.0 && fabs(v[1]) <= 180.0 &&
+				  v[2] > -500.0 && v[2] < 9000.0))
+				wc->home = (struct sim_lla){ v[0], v[1], v[2] };
+			break;
+		case OPT_HEADING: ok = parse_num(a, -360, 360, &wc->heading_deg); break;
+		case OPT_WIND:
+			if ((ok = parse_list(a, 2, v) && v[0] >= 0.0 && v[0] <= 100.0)) {
+				wc->wind.speed_m_s = v[0];
+				wc->wind.from_deg = v[1];
+			}
+			break;
+		case OPT_GUSTS: ok = parse_num(a, 0, 50, &wc->wind.gust_max_m_s); break;
+		case OPT_TURB: ok = parse_num(a, 0, 50, &wc->wind.turb_w20_m_s); break;
+		case OPT_GPS_LATENCY: ok = parse_num(a, 0, 1.0, &wc->sensors.gps_latency_s); break;
+		case OPT_THROW_AT: {
+			if (!(ok = parse_num(a, 0, 1e6, &x)))
+				break;
+			char line[64];
+			snprintf(line, sizeof(line), "%.6f throw", x);
+			if (sim_timeline_add_line(&s->tl, line, "--throw-at", 1, err, sizeof(err))) {
+				say("%s", err);
+				return -EINVAL;
+			}
+			break;
+		}
+		case OPT_RC_MODE:
+			if ((ok = parse_num(a, 800, 2200, &x)))
+				wc->rc_mode_pwm_us = (uint16_t)x;
+			break;
+		case OPT_FAULTS: o->faults_file = a; break;
+		case OPT_FAULT:
+			if (sim_timeline_add_line(&s->tl, a, "--fault", ++n_fault, err, sizeof(err))) {
+				say("%s", err);
+				return -EINVAL;
+			}
+			break;
+		case OPT_TRUTH: o->truth_file = a; break;
+		case OPT_TRUTH_HZ: ok = parse_num(a, 0.1, 1000, &o->truth_hz); break;
+		case OPT_STATUS_HZ: ok = parse_num(a, 0, 100, &o->status_hz); break;
+		case OPT_HELP: case 'h': usage(stdout); exit(EXIT_DONE);
+		default: usage(stderr); return -EINVAL;
+		}
+		if (!ok) {
+			say("bad value '%s' for --%s (see --help)", a, lo[c - OPT_LISTEN].name);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		say("unexpected argument '%s' (see --help)", argv[optind]);
+		return -EINVAL;
+	}
+	if (1000000u % wc->imu_hz != 0) {
+		say("--imu-hz %u does not divide a second into whole microseconds", wc->imu_hz);
+		return -EINVAL;
+	}
+	if (wc->imu_hz % o->frame_hz != 0 || wc->imu_hz / o->frame_hz > SIM_HIL_MAX_STEPS) {
+		say("--frame-hz %u: a frame must be a whole number of steps (1-%d) of --imu-hz %u",
+		    o->frame_hz, SIM_HIL_MAX_STEPS, wc->imu_hz);
+		return -EINVAL;
+	}
+	if (o->faults_file) {
+		char *text = NULL;
+		size_t len = 0;
+		int r = read_file(o->faults_file, &text, &len);
+		if (r) {
+			say("%s: %s", o->faults_file, strerror(-r));
+			return r;
+		}
+		r = sim_timeline_parse(&s->tl, text, len, o->faults_file, err, sizeof(err));
+		free(text);
+		if (r) {
+			say("%s", err);
+			return r;
+		}
+	}
+	sim_timeline_sort(&s->tl);
+	return 0;
+}
+
+/* ---- the link ---- */
+
+static int split_host_port(const char *spec, char *host, size_t host_len, const char **port)
+{
+	const char *colon = strrchr(spec, ':');
+	if (!colon || colon == spec || (size_t)(colon - spec) >= host_len || !colon[1])
+		return -EINVAL;
+	memcpy(host, spec, (size_t)(colon - spec));
+	host[colon - spec] = '\0';
+	*port = colon + 1;
+	return 0;
+}
+
+static int open_udp(struct link *l, const char *spec)
+{
+	char host[64];
+	const char *port;
+	if (split_host_port(spec, host, sizeof(host), &port)) {
+		say("--listen %s: not ADDR:PORT", spec);
+		return -EINVAL;
+	}
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_DGRAM, .ai_flags = AI_PASSIVE };
+	struct addrinfo *ai;
+	int r = getaddrinfo(host, port, &hints, &ai);
+	if (r) {
+		say("--listen %s: %s", spec, gai_strerror(r));
+		return -EINVAL;
+	}
+	int fd = socket(ai->ai_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+		r = -errno;
+		say("--listen %s: %s", spec, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(ai);
+		return r;
+	}
+	freeaddrinfo(ai);
+	int buf = 1 << 20;
+	/* Deep enough for a burst of frames at lock-step speed; best effort. */
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	l->fd = fd;
+	l->udp = true;
+	snprintf(l->name, sizeof(l->name), "udp %s", spec);
+	return 0;
+}
+
+static int baud_constant(long baud, speed_t *out)
+{
+	static const struct {
+		long baud;
+		speed_t c;
+	} t[] = {
+		{ 9600, B9600 },     { 19200, B19200 },	  { 38400, B38400 },   { 57600, B57600 },
+		{ 115200, B115200 }, { 230400, B230400 }, { 460800, B460800 }, { 500000, B500000 },
+		{ 921600, B921600 }, { 1000000, B1000000 }, { 1500000, B1500000 },
+		{ 2000000, B2000000 }, { 3000000, B3000000 }, { 4000000, B4000000 },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (t[i].baud == baud) {
+			*out = t[i].c;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int open_serial(struct link *l, const char *spec)
+{
+	char dev[256];
+	const char *bs;
+	speed_t sp;
+	char *end;
+	if (split_host_port(spec, dev, sizeof(dev), &bs)) {
+		say("--serial %s: not DEVICE:BAUD", spec);
+		return -EINVAL;
+	}
+	long baud = strtol(bs, &end, 10);
+	if (*end || baud_constant(baud, &sp)) {
+		say("--serial %s: %s is not a baud rate this program knows (9600-4000000)", spec, bs);
+		return -EINVAL;
+	}
+	int fd = open(dev, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		int r = -errno;
+		say("%s: %s", dev, strerror(errno));
+		return r;
+	}
+	struct termios tio;
+	if (tcgetattr(fd, &tio) < 0) {
+		int r = -errno;
+		say("%s: not a terminal: %s", dev, strerror(errno));
+		close(fd);
+		return r;
+	}
+	cfmakeraw(&tio);
+	tio.c_cflag |= CLOCAL | CREAD;
+	tio.c_cflag &= ~(tcflag_t)(CSTOPB | CRTSCTS);
+	tio.c_cc[VMIN] = 0;
+	tio.c_cc[VTIME] = 0;
+	if (cfsetispeed(&tio, sp) < 0 || cfsetospeed(&tio, sp) < 0 || tcsetattr(fd, TCSANOW, &tio) < 0) {
+		int r = -errno;
+		say("%s: setting %ld baud raw: %s", dev, baud, strerror(errno));
+		close(fd);
+		return r;
+	}
+	tcflush(fd, TCIOFLUSH);
+	l->fd = fd;
+	l->udp = false;
+	l->have_peer = true;
+	snprintf(l->name, sizeof(l->name), "serial %s at %ld baud", dev, baud);
+	return 0;
+}
+
+static void addr_text(const struct sockaddr_storage *a, char *buf, size_t len)
+{
+	const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)a;
+	char ip[INET_ADDRSTRLEN] = "?";
+	inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+	snprintf(buf, len, "%s:%u", ip, ntohs(in->sin_port));
+}
+
+static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in *x = (const struct sockaddr_in *)(const void *)a;
+	const struct sockaddr_in *y = (const struct sockaddr_in *)(const void *)b;
+	return x->sin_addr.s_addr == y->sin_addr.s_addr && x->sin_port == y->sin_port;
+}
+
+/* Reads all that is waiting. Returns 1 when the peer changed (UDP), 0, or -errno. */
+static int link_read(struct sim *s)
+{
+	struct link *l = &s->link;
+	uint8_t buf[4096];
+	int changed = 0;
+	for (;;) {
+		struct sockaddr_storage from;
+		socklen_t from_len = sizeof(from);
+		ssize_t n = l->udp ? recvfrom(l->fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &from_len)
+				   : read(l->fd, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == ECONNREFUSED)
+				return changed;
+			if (!l->udp && errno == EIO)
+				return changed;   /* a pty whose other side is closed */
+			return -errno;
+		}
+		if (n == 0)
+			return changed;
+		unsigned int good = sim_hil_input(&s->hil, buf, (size_t)n);
+		/* The simulator answers to where the last good datagram came from. */
+		if (l->udp && good && from.ss_family == AF_INET) {
+			if (l->have_peer && !same_addr(&from, &l->peer)) {
+				char a[64], b[64];
+				addr_text(&l->peer, a, sizeof(a));
+				addr_text(&from, b, sizeof(b));
+				say("the autopilot is now at %s (was %s): restarted?", b, a);
+				l->peer_changes++;
+				changed = 1;
+			}
+			if (!l->have_peer) {
+				char b[64];
+				addr_text(&from, b, sizeof(b));
+				say("autopilot at %s", b);
+			}
+			l->peer = from;
+			l->peer_len = from_len;
+			l->have_peer = true;
+		}
+	}
+}
+
+static int write_all(struct sim *s, const uint8_t *p, size_t len)
+{
+	struct link *l = &s->link;
+	uint64_t give_up = mono_ns() + (uint64_t)(s->opt.timeout_s * 1e9);
+	while (len > 0) {
+		ssize_t n = write(l->fd, p, len);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return -errno;
+		if (stop_signal || mono_ns() > give_up)
+			return -ETIMEDOUT;
+		struct pollfd pf = { l->fd, POLLOUT, 0 };
+		poll(&pf, 1, 100);
+	}
+	return 0;
+}
+
+static int link_send(struct sim *s, const struct sim_hil_tx *tx)
+{
+	struct link *l = &s->link;
+	if (tx->len == 0 || !l->have_peer)
+		return 0;
+	if (!l->udp)
+		return write_all(s, tx->buf, tx->len);
+	/* Datagrams of whole messages. */
+	size_t start = 0;
+	for (unsigned int i = 0; i < tx->n_msgs; i++) {
+		size_t end = tx->ends[i];
+		bool last = i + 1 == tx->n_msgs;
+		if (!last && tx->ends[i + 1] - start <= UDP_PAYLOAD_MAX)
+			continue;
+		if (sendto(l->fd, tx->buf + start, end - start, 0, (const struct sockaddr *)&l->peer,
+			   l->peer_len) < 0 &&
+		    l->send_errors++ == 0)
+			say("sending to the autopilot: %s (counting from now on)", strerror(errno));
+		start = end;
+	}
+	return 0;
+}
+
+/* ---- reports ---- */
+
+static void report_problems(struct sim *s)
+{
+	struct sim_hil *h = &s->hil;
+	for (int p = 1; p < SIM_HIL_PROBLEM_COUNT; p++) {
+		if (!(h->fresh_problems & (1u << p)))
+			continue;
+		if (s->problem_lines[p]++ < PROBLEM_LINES)
+			say("%s [%llu]%s", h->problem_text[p], (unsigned long long)h->st.problems[p],
+			    s->problem_lines[p] == PROBLEM_LINES ? " (no more of these; counted)" : "");
+	}
+	h->fresh_problems = 0;
+}
+
+static void status_line(struct sim *s)
+{
+	const struct sim_world *w = &s->world;
+	struct sim_lla p = sim_world_lla(w);
+	double r, pi, y;
+	quat_to_euler(w->st.att, &r, &pi, &y);
+	double d = 180.0 / M_PI;
+	printf("t=%.2f %s lat=%.7f lon=%.7f alt=%.1fm agl=%.1fm as=%.1fm/s rpy=%.1f/%.1f/%.1f thr=%.2f%s\n",
+	       (double)sim_world_time_us(w) * 1e-6, sim_phase_name(sim_world_phase(w)), p.lat_deg, p.lon_deg,
+	       p.alt_m, -w->st.pos_ned_m.z, w->st.airspeed_m_s, r * d, pi * d, y * d, w->applied.throttle,
+	       w->armed ? " armed" : "");
+	fflush(stdout);
+}
+
+static void truth_row(struct sim *s, const struct sim_world *w)
+{
+	char row[1536];
+	int n = sim_truth_csv_row(w, s->events, row, sizeof(row));
+	if (n > 0)
+		fwrite(row, 1, (size_t)n < sizeof(row) ? (size_t)n : sizeof(row) - 1, s->truth);
+	s->events_len = 0;
+	s->events[0] = '\0';
+}
+
+static void on_step(void *ctx, const struct sim_world *w, const struct sim_step_out *o)
+{
+	struct sim *s = ctx;
+	for (unsigned int i = 0; i < o->n_notes; i++) {
+		say("t=%s", o->notes[i]);
+		size_t need = strlen(o->notes[i]) + 1;
+		if (s->events_len + need + 1 < sizeof(s->events)) {
+			s->events_len += (size_t)snprintf(s->events + s->events_len,
+							  sizeof(s->events) - s->events_len, "%s%s",
+							  s->events_len ? ";" : "", o->notes[i]);
+		}
+	}
+	bool crash_now = w->st.crashed && !s->crashed;
+	if (crash_now)
+		s->crashed = true;
+	if (s->truth && (o->t_us % s->truth_period_us == 0 || crash_now))
+		truth_row(s, w);
+}
+
+/* ---- the flight ---- */
+
+enum end_reason { END_NONE, END_DURATION, END_SIGNAL, END_GONE, END_CRASH, END_LINK };
+
+static bool flight_over(struct sim *s, enum end_reason *why)
+{
+	if (stop_signal)
+		*why = END_SIGNAL;
+	else if (s->crashed)
+		*why = END_CRASH;
+	else if (s->opt.duration_s > 0.0 &&
+		 (double)sim_world_time_us(&s->world) >= s->opt.duration_s * 1e6 - 0.5)
+		*why = END_DURATION;
+	else
+		return false;
+	return true;
+}
+
+static void maybe_status(struct sim *s)
+{
+	if (s->opt.status_hz <= 0.0)
+		return;
+	uint64_t now = mono_ns();
+	if (now < s->next_status_ns)
+		return;
+	s->next_status_ns = now + (uint64_t)(1e9 / s->opt.status_hz);
+	status_line(s);
+}
+
+/* Waits up to until_ns (0: forever) for input; reads it. Returns 1 on input,
+ * 0 on time-out, -errno, or -EINTR on a signal. */
+static int wait_input(struct sim *s, uint64_t until_ns, int extra_fd)
+{
+	struct pollfd pf[2] = { { s->link.fd, POLLIN, 0 }, { extra_fd, POLLIN, 0 } };
+	int timeout_ms = -1;
+	if (until_ns) {
+		uint64_t now = mono_ns();
+		if (now >= until_ns)
+			return 0;
+		timeout_ms = (int)((until_ns - now + 999999) / 1000000);
+	}
+	int r = poll(pf, extra_fd >= 0 ? 2 : 1, timeout_ms);
+	if (r < 0)
+		return -errno;
+	if (r == 0)
+		return 0;
+	if (pf[0].revents & (POLLIN | POLLERR | POLLHUP)) {
+		int c = link_read(s);
+		if (c < 0)
+			return c;
+		if (c == 1 && !s->hil.answered && s->tx.n_sensor) {
+			/* A new autopilot never saw the frame it is expected to answer. */
+			link_send(s, &s->tx);
+		}
+		report_problems(s);
+		if (pf[0].revents & POLLHUP && !s->link.udp) {
+			/* pty or tty hung up: do not spin on it */
+			struct timespec ts = { 0, 10000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	return 1;
+}
+
+static enum end_reason wait_for_autopilot(struct sim *s)
+{
+	say("waiting for the autopilot on %s", s->link.name);
+	uint64_t start = mono_ns(), nag = start + NAG_INTERVAL_NS;
+	uint64_t give_up = s->opt.start_timeout_s > 0.0 ? start + (uint64_t)(s->opt.start_timeout_s * 1e9) : 0;
+	struct sim_hil_stats *st = &s->hil.st;
+	while (st->heartbeats + st->controls + st->other_msgs == 0) {
+		if (stop_signal)
+			return END_SIGNAL;
+		uint64_t until = give_up && give_up < nag ? give_up : nag;
+		int r = wait_input(s, until, -1);
+		if (r < 0 && r != -EINTR) {
+			say("reading %s: %s", s->link.name, strerror(-r));
+			return END_LINK;
+		}
+		uint64_t now = mono_ns();
+		if (give_up && now >= give_up) {
+			say("no autopilot appeared on %s in %.1f s", s->link.name, s->opt.start_timeout_s);
+			return END_GONE;
+		}
+		if (now >= nag) {
+			say("still waiting for the autopilot on %s", s->link.name);
+			nag = now + NAG_INTERVAL_NS;
+		}
+	}
+	return END_NONE;
+}
+
+/* Lock-step: a frame, then its answer. */
+static enum end_reason run_lockstep(struct sim *s, unsigned int steps)
+{
+	enum end_reason why = END_NONE;
+	while (!flight_over(s, &why)) {
+		unsigned int n = sim_hil_frame(&s->hil, steps, &s->tx, on_step, s);
+		int r = link_send(s, &s->tx);
+		if (r < 0) {
+			say("sending on %s: %s", s->link.name, strerror(-r));
+			return r == -ETIMEDOUT ? END_GONE : END_LINK;
+		}
+		maybe_status(s);
+		if (flight_over(s, &why))
+			break;
+		if (n == 0) {
+			/* link down: nothing sent, nothing to wait for; drop what comes */
+			if ((r = link_read(s)) < 0) {
+				say("reading %s: %s", s->link.name, strerror(-r));
+				return END_LINK;
+			}
+			continue;
+		}
+		uint64_t waited_from = mono_ns();
+		uint64_t deadline = waited_from + (uint64_t)(s->opt.timeout_s * 1e9);
+		while (!s->hil.answered) {
+			r = wait_input(s, deadline, -1);
+			if (stop_signal)
+				return END_SIGNAL;
+			if (r < 0 && r != -EINTR) {
+				say("reading %s: %s", s->link.name, strerror(-r));
+				return END_LINK;
+			}
+			if (r == 0 && !s->hil.answered) {
+				double silent = (double)(mono_ns() - waited_from) * 1e-9;
+				if (!s->opt.wait) {
+					say("the autopilot is gone: no HIL_ACTUATOR_CONTROLS for %.3f s in %.1f s",
+					    (double)s->hil.last_sensor_us * 1e-6, silent);
+					return END_GONE;
+				}
+				say("still waiting for the autopilot's answer for %.3f s (%.0f s)",
+				    (double)s->hil.last_sensor_us * 1e-6, silent);
+				deadline = mono_ns() + NAG_INTERVAL_NS;
+			}
+		}
+	}
+	return why;
+}
+
+/* Real time: frames on an absolute CLOCK_MONOTONIC timer; the latest
+ * controls apply, nothing is waited for. */
+static enum end_reason run_realtime(struct sim *s, unsigned int steps)
+{
+	enum end_reason why = END_NONE;
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (tfd < 0) {
+		say("timerfd: %s", strerror(errno));
+		return END_LINK;
+	}
+	uint64_t period_ns = 1000000000ull / s->opt.frame_hz;
+	uint64_t t0 = mono_ns(), frame = 0, late_frames = 0;
+	uint64_t last_heard_ns = t0, last_count = 0, nag = 0;
+	while (!flight_over(s, &why)) {
+		uint64_t due = t0 + (frame + 1) * period_ns;
+		struct itimerspec its = { { 0, 0 }, { (time_t)(due / 1000000000ull), (long)(due % 1000000000ull) } };
+		timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+		for (;;) {
+			int r = wait_input(s, 0, tfd);
+			if (stop_signal) {
+				close(tfd);
+				return END_SIGNAL;
+			}
+			if (r < 0 && r != -EINTR) {
+				say("reading %s: %s", s->link.name, strerror(-r));
+				close(tfd);
+				return END_LINK;
+			}
+			uint64_t expirations;
+			if (read(tfd, &expirations, sizeof(expirations)) == (ssize_t)sizeof(expirations))
+				break;
+		}
+		uint64_t now = mono_ns();
+		/* More than a quarter of a second behind the wall clock: say so and
+		 * start again from now rather than racing to catch up. */
+		if (now > due + 250000000ull) {
+			uint64_t behind = (now - due) / period_ns;
+			say("fell %.3f s behind real time: skipping ahead", (double)(now - due) * 1e-9);
+			late_frames += behind;
+			t0 += behind * period_ns;
+		}
+		frame++;
+		sim_hil_frame(&s->hil, steps, &s->tx, on_step, s);
+		int r = link_send(s, &s->tx);
+		if (r < 0) {
+			say("sending on %s: %s", s->link.name, strerror(-r));
+			close(tfd);
+			return END_LINK;
+		}
+		maybe_status(s);
+		uint64_t heard = s->hil.st.controls + s->hil.st.heartbeats + s->hil.st.other_msgs;
+		if (heard != last_count) {
+			last_count = heard;
+			last_heard_ns = now;
+			nag = 0;
+		} else if (s->hil.link_up && now - last_heard_ns > (uint64_t)(s->opt.timeout_s * 1e9)) {
+			if (!s->opt.wait) {
+				say("the autopilot is gone: silent for %.1f s", (double)(now - last_heard_ns) * 1e-9);
+				close(tfd);
+				return END_GONE;
+			}
+			if (now >= nag) {
+				say("the autopilot has been silent for %.0f s", (double)(now - last_heard_ns) * 1e-9);
+				nag = now + NAG_INTERVAL_NS;
+			}
+		} else if (!s->hil.link_up) {
+			last_heard_ns = now;   /* no answers expected over a lost link */
+		}
+	}
+	if (late_frames)
+		say("%llu frames were late and skipped", (unsigned long long)late_frames);
+	close(tfd);
+	return why;
+}
+
+static void summary(struct sim *s, enum end_reason why)
+{
+	const struct sim_world *w = &s->world;
+	double t = (double)sim_world_time_us(w) * 1e-6;
+	double wall = (double)(mono_ns() - s->wall_start_ns) * 1e-9;
+	switch (why) {
+	case END_DURATION: say("end of the flight at %.3f s (--duration)", t); break;
+	case END_SIGNAL: say("stopped by %s at %.3f s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM", t); break;
+	case END_GONE: say("stopping at %.3f s: the autopilot is gone", t); break;
+	case END_LINK: say("stopping at %.3f s: the link failed", t); break;
+	case END_CRASH: {
+		struct sim_lla p = sim_world_lla(w);
+		say("the aircraft CRASHED at %.3f s: hit the ground at %.1f m/s vertical, %.1f m/s in all, "
+		    "%.1f m north %.1f m east of home (%.7f, %.7f)",
+		    t, w->st.impact_speed_max_m_s, v3_norm(w->st.vel_ned_m_s), w->st.pos_ned_m.x,
+		    w->st.pos_ned_m.y, p.lat_deg, p.lon_deg);
+		break;
+	}
+	default: break;
+	}
+	const struct sim_hil_stats *st = &s->hil.st;
+	const struct mavlink_parse_stats *ps = &s->hil.parser.stats;
+	say("simulated %.3f s in %.3f s (%.1fx real time); %llu frames, %llu messages, %llu bytes sent; "
+	    "%llu controls, %llu heartbeats, %llu other messages taken",
+	    t, wall, wall > 0.0 ? t / wall : 0.0, (unsigned long long)st->frames,
+	    (unsigned long long)st->msgs_sent, (unsigned long long)st->bytes_sent,
+	    (unsigned long long)st->controls, (unsigned long long)st->heartbeats,
+	    (unsigned long long)st->other_msgs);
+	say("rejected: nonfinite=%llu backwards=%llu future=%llu bad_crc=%llu bad_len=%llu unknown_id=%llu "
+	    "bad_flags=%llu garbage_bytes=%llu link_down_bytes=%llu peer_changes=%llu send_errors=%llu",
+	    (unsigned long long)st->problems[SIM_HIL_NONFINITE], (unsigned long long)st->problems[SIM_HIL_BACKWARDS],
+	    (unsigned long long)st->problems[SIM_HIL_FUTURE], (unsigned long long)ps->bad_crc,
+	    (unsigned long long)ps->bad_len, (unsigned long long)ps->unknown_id,
+	    (unsigned long long)ps->bad_flags, (unsigned long long)ps->skipped_bytes,
+	    (unsigned long long)st->link_down_bytes, (unsigned long long)s->link.peer_changes,
+	    (unsigned long long)s->link.send_errors);
+}
+
+int main(int argc, char **argv)
+{
+	static struct sim sim;   /* large: the time-line and the transmit buffer */
+	struct sim *s = &sim;
+	s->link.fd = -1;
+	if (parse_options(s, argc, argv))
+		return EXIT_USAGE;
+	if (sim_world_init(&s->world, &s->opt.world, &s->tl)) {
+		say("bad world configuration");
+		return EXIT_USAGE;
+	}
+	sim_hil_init(&s->hil, &s->world, s->opt.sysid, s->opt.compid);
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;   /* no SA_RESTART: a signal wakes poll */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	int r = s->opt.serial ? open_serial(&s->link, s->opt.serial) : open_udp(&s->link, s->opt.listen);
+	if (r)
+		return EXIT_USAGE;
+	if (s->opt.truth_file) {
+		s->truth = fopen(s->opt.truth_file, "w");
+		if (!s->truth) {
+			say("%s: %s", s->opt.truth_file, strerror(errno));
+			close(s->link.fd);
+			return EXIT_USAGE;
+		}
+		static char truth_buf[1 << 16];
+		setvbuf(s->truth, truth_buf, _IOFBF, sizeof(truth_buf));
+		char h[1024];
+		int n = sim_truth_csv_header(h, sizeof(h));
+		fwrite(h, 1, (size_t)n, s->truth);
+		uint64_t per = (uint64_t)llround(1e6 / s->opt.truth_hz);
+		uint64_t dt = 1000000u / s->opt.world.imu_hz;
+		s->truth_period_us = per < dt ? dt : per / dt * dt;
+	}
+	unsigned int steps = s->opt.world.imu_hz / s->opt.frame_hz;
+	say("%s, %u Hz physics, %s%s; seed %llu; %u time-line events", s->link.name, s->opt.world.imu_hz,
+	    s->opt.realtime ? "real time" : "lock-step", s->opt.realtime ? "" : (steps > 1 ? " frames" : ""),
+	    (unsigned long long)s->opt.world.seed, s->tl.count);
+
+	enum end_reason why = wait_for_autopilot(s);
+	s->wall_start_ns = mono_ns();
+	if (why == END_NONE)
+		why = s->opt.realtime ? run_realtime(s, steps) : run_lockstep(s, steps);
+	report_problems(s);
+	summary(s, why);
+	if (s->truth) {
+		if (s->crashed == false && sim_world_time_us(&s->world) % s->truth_period_us != 0)
+			truth_row(s, &s->world);   /* the last moment */
+		if (fclose(s->truth) != 0) {
+			say("%s: %s", s->opt.truth_file, strerror(errno));
+			why = why == END_CRASH ? why : END_LINK;
+		}
+	}
+	close(s->link.fd);
+	switch (why) {
+	case END_DURATION:
+	case END_SIGNAL: return EXIT_DONE;
+	case END_CRASH: return EXIT_CRASHED;
+	default: return EXIT_GONE;
+	}
+}
