@@ -117,6 +117,10 @@ int vehicle_arm(struct vehicle *v, bool arm, bool force, uint32_t arming_check, 
 			snprintf(why, why_len, "PreArm: %s", missing(lacking));
 			return -EPERM;
 		}
+		if (v->prearm_problem) {
+			snprintf(why, why_len, "PreArm: %s", v->prearm_problem);
+			return -EPERM;
+		}
 	}
 	v->armed = true;
 	return 0;

@@ -38,6 +38,7 @@ struct vehicle {
 	bool armed;
 	uint32_t valid;                /* what the estimator knew at the last update */
 	uint16_t mission_count;
+	const char *prearm_problem;    /* the first failing pre-arm check, NULL: none (plane_step) */
 };
 
 void vehicle_init(struct vehicle *v);

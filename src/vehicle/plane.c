@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "vehicle/plane.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define DEG_F 0.017453293f
+#define PLANE_RC_STALE_US 200000u             /* no frame for this long: no RC */
+#define BATT_LOW_US 10000000u           /* under FS_BATT_VOLTAGE this long */
+#define MAV_SEVERITY_CRITICAL 2
+#define MAV_SEVERITY_WARNING 4
+#define MAV_SEVERITY_INFO 6
+
+void plane_params_default(struct plane_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	nav_params_default(&p->nav);
+	ctl_params_default(&p->ctl);
+	servo_params_default(&p->servo);
+	mexec_params_default(&p->mexec);
+	p->fltmode_ch = 8;
+	/* ArduPlane's defaults: RTL, RTL, RTL, RTL, RTL, MANUAL. Ours put the
+	 * modes a pilot flies by switch first. */
+	static const float modes[6] = { PLANE_MANUAL, PLANE_FBWA, PLANE_LOITER, PLANE_AUTO,
+					PLANE_RTL, PLANE_FBWB };
+	memcpy(p->fltmode, modes, sizeof(modes));
+	p->thr_failsafe = 1;
+	p->thr_fs_value = 950;
+	p->fs_short_actn = 0;
+	p->fs_short_timeout = 1.5f;
+	p->fs_long_actn = 0;
+	p->fs_long_timeout = 5.0f;
+	p->fs_gcs_enabl = 0;
+	p->lim_pitch_max = 2000;
+	p->lim_pitch_min = -2500;
+	p->tkoff_alt = 50;
+	p->rtl_autoland = 0;
+	p->arming_require = 1;
+}
+
+void plane_init(struct plane *p, struct vehicle *v)
+{
+	memset(p, 0, sizeof(*p));
+	p->v = v;
+	p->last_mode = v->mode;
+	p->switch_pos = -1;
+	ctl_init(&p->ctl);
+	servo_init(&p->servo);
+	nav_init(&p->nav, 0, 0);
+}
+
+int plane_switch_position(uint16_t pwm_us)
+{
+	static const uint16_t top[5] = { 1230, 1360, 1490, 1620, 1749 };
+	for (int i = 0; i < 5; i++)
+		if (pwm_us <= top[i])
+			return i;
+	return 5;
+}
+
+static float clampf(float v, float lo, float hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static float stick(const struct rc_frame *rc, unsigned int ch)
+{
+	if (ch >= rc->channel_count)
+		return 0.0f;
+	return clampf(((float)rc->channels_us[ch] - 1500.0f) / 400.0f, -1.0f, 1.0f);
+}
+
+static float throttle_stick(const struct rc_frame *rc)
+{
+	if (rc->channel_count < 3)
+		return 0.0f;
+	return clampf(((float)rc->channels_us[2] - 1100.0f) / 800.0f, 0.0f, 1.0f);
+}
+
+static void say(struct plane_output *out, int severity, const char *text)
+{
+	out->text = text;
+	out->text_severity = severity;
+}
+
+/* A mode change the plane makes itself (failsafes, end of mission). */
+static void force_mode(struct plane *p, enum plane_mode mode, struct plane_output *out,
+		       const char *text)
+{
+	char why[96];
+	if (vehicle_set_mode(p->v, mode, why, sizeof(why)) != 0) {
+		/* The mode cannot fly now (no position): CIRCLE holds what can be held. */
+		p->v->mode = (p->v->valid & VEHICLE_ATTITUDE_VALID) ? PLANE_CIRCLE : PLANE_MANUAL;
+	}
+	say(out, MAV_SEVERITY_WARNING, text);
+}
+
+static bool navigating(enum plane_mode m)
+{
+	return m == PLANE_AUTO || m == PLANE_RTL || m == PLANE_LOITER || m == PLANE_TAKEOFF ||
+	       m == PLANE_GUIDED;
+}
+
+static bool pilot_mode(enum plane_mode m)
+{
+	return m == PLANE_MANUAL || m == PLANE_STABILIZE || m == PLANE_FBWA || m == PLANE_FBWB ||
+	       m == PLANE_CRUISE || m == PLANE_TRAINING || m == PLANE_ACRO;
+}
+
+static struct nav_wp here(const struct vehicle_state *vs)
+{
+	return (struct nav_wp){ vs->lat_deg, vs->lon_deg, vs->alt_rel_m };
+}
+
+/* RTL: to the landing sequence when RTL_AUTOLAND asks and there is one, else loiter at home. */
+static void start_rtl(struct plane *p, const struct plane_params *pp, const struct plane_input *in)
+{
+	int ls = in->mission ? mexec_find_land_start(in->mission) : -1;
+	if (pp->rtl_autoland != 0.0f && ls > 0) {
+		p->v->mode = PLANE_AUTO;
+		p->last_mode = PLANE_AUTO;
+		mexec_start(&p->mexec, in->mission, &p->nav, &pp->mexec, &in->home, in->home_alt_msl_m,
+			    &in->vs, in->now_us);
+		mexec_goto(&p->mexec, in->mission, &p->nav, (uint16_t)ls, &in->vs, in->now_us);
+		return;
+	}
+	struct nav_wp h = in->home;
+	h.alt_rel_m = pp->mexec.rtl_alt_m;
+	nav_set_loiter(&p->nav, &h, pp->mexec.wp_loiter_rad_m, 1);
+}
+
+/* What a mode sets up as it is entered. */
+static void enter_mode(struct plane *p, const struct plane_params *pp, const struct plane_input *in,
+		       struct plane_output *out)
+{
+	enum plane_mode m = p->v->mode;
+	struct nav_wp h = here(&in->vs);
+	switch (m) {
+	case PLANE_AUTO:
+		if (!in->mission || !in->home_set) {
+			force_mode(p, PLANE_CIRCLE, out, "AUTO: no mission or no home: CIRCLE");
+			return;
+		}
+		mexec_start(&p->mexec, in->mission, &p->nav, &pp->mexec, &in->home,
+			    in->home_alt_msl_m, &in->vs, in->now_us);
+		if (p->mexec.phase == MEXEC_FAILED) {
+			force_mode(p, PLANE_CIRCLE, out, p->mexec.why);
+			return;
+		}
+		break;
+	case PLANE_RTL:
+		start_rtl(p, pp, in);
+		break;
+	case PLANE_LOITER:
+	case PLANE_GUIDED:
+		nav_set_loiter(&p->nav, &h, pp->mexec.wp_loiter_rad_m, 1);
+		break;
+	case PLANE_TAKEOFF:
+		nav_set_takeoff(&p->nav, 15.0f, pp->tkoff_alt);
+		break;
+	case PLANE_CIRCLE:
+	case PLANE_FBWB:
+	case PLANE_CRUISE:
+		/* Navigation's idle task holds height and speed; the roll is ours. */
+		nav_set_airspeed(&p->nav, 0.0f);
+		p->nav.task = NAV_TASK_IDLE;
+		p->nav.idle_alt_set = false;
+		break;
+	default:
+		break;
+	}
+	out->mode_changed = true;
+}
+
+static void rc_failsafe(struct plane *p, const struct plane_params *pp, const struct plane_input *in,
+			struct plane_output *out)
+{
+	const struct rc_frame *rc = &in->rc;
+	bool stale = in->now_us - rc->timestamp_us >= PLANE_RC_STALE_US;
+	bool good = in->rc_seen && !stale && !rc->failsafe &&
+		    !(pp->thr_failsafe != 0.0f && rc->channel_count >= 3 &&
+		      rc->channels_us[2] < pp->thr_fs_value);
+	if (!in->rc_seen)
+		return;                 /* a plane flown without RC has no RC to lose */
+	if (good) {
+		p->rc_bad_since_us = 0;
+		if (p->fs == PLANE_FS_SHORT || p->fs == PLANE_FS_LONG) {
+			p->fs = PLANE_FS_NONE;
+			say(out, MAV_SEVERITY_INFO, "RC failsafe cleared");
+			/* Back to what the pilot's switch says, where the failsafe took over. */
+			if (p->v->mode == PLANE_CIRCLE || p->v->mode == PLANE_RTL ||
+			    (pp->fs_short_actn == 2.0f && p->v->mode == PLANE_FBWA)) {
+				char why[96];
+				vehicle_set_mode(p->v, p->switch_mode, why, sizeof(why));
+			}
+		}
+		return;
+	}
+	/* Timed from the last frame when frames stopped, else from now. */
+	if (!p->rc_bad_since_us)
+		p->rc_bad_since_us = stale ? rc->timestamp_us : in->now_us;
+	double bad_s = (double)(in->now_us - p->rc_bad_since_us) * 1e-6;
+	enum plane_mode m = p->v->mode;
+	if (p->fs == PLANE_FS_NONE && bad_s >= (double)pp->fs_short_timeout) {
+		p->fs = PLANE_FS_SHORT;
+		if (pilot_mode(m) || m == PLANE_CIRCLE)
+			force_mode(p, pp->fs_short_actn == 2.0f ? PLANE_FBWA : PLANE_CIRCLE, out,
+				   "RC short failsafe: CIRCLE");
+		else
+			say(out, MAV_SEVERITY_WARNING, "RC short failsafe: mode kept");
+	}
+	if (p->fs == PLANE_FS_SHORT && bad_s >= (double)pp->fs_long_timeout) {
+		p->fs = PLANE_FS_LONG;
+		if (pp->fs_long_actn == 2.0f)
+			force_mode(p, PLANE_FBWA, out, "RC long failsafe: gliding (FBWA)");
+		else if (pp->fs_long_actn == 1.0f || m != PLANE_AUTO)
+			force_mode(p, PLANE_RTL, out, "RC long failsafe: RTL");
+		else
+			say(out, MAV_SEVERITY_WARNING, "RC long failsafe: AUTO goes on");
+	}
+}
+
+static void other_failsafes(struct plane *p, const struct plane_params *pp,
+			    const struct plane_input *in, struct plane_output *out)
+{
+	enum plane_mode m = p->v->mode;
+	/* Ground station: heartbeats stopped after there were some. */
+	if (pp->fs_gcs_enabl != 0.0f && in->gcs_heartbeat_us && !p->gcs_fs &&
+	    (double)(in->now_us - in->gcs_heartbeat_us) * 1e-6 >= (double)pp->fs_long_timeout) {
+		p->gcs_fs = true;
+		if (m != PLANE_AUTO || pp->fs_long_actn == 1.0f)
+			force_mode(p, PLANE_RTL, out, "GCS failsafe: RTL");
+		else
+			say(out, MAV_SEVERITY_WARNING, "GCS failsafe: AUTO goes on");
+	} else if (p->gcs_fs && in->gcs_heartbeat_us &&
+		   (double)(in->now_us - in->gcs_heartbeat_us) * 1e-6 < 1.0) {
+		p->gcs_fs = false;
+		say(out, MAV_SEVERITY_INFO, "GCS failsafe cleared");
+	}
+	/* Battery: low for ten seconds, or the capacity used. Once; it does not clear. */
+	bool low = pp->fs_batt_voltage > 0.0f && isfinite(in->batt_voltage_v) &&
+		   in->batt_voltage_v < pp->fs_batt_voltage;
+	p->batt_low_since_us = low ? (p->batt_low_since_us ? p->batt_low_since_us : in->now_us) : 0;
+	bool empty = pp->fs_batt_mah > 0.0f && isfinite(in->batt_used_mah) &&
+		     in->batt_used_mah >= pp->fs_batt_mah;
+	if (!p->batt_fs && p->v->armed &&
+	    (empty || (p->batt_low_since_us && in->now_us - p->batt_low_since_us >= BATT_LOW_US))) {
+		p->batt_fs = true;
+		int ls = in->mission ? mexec_find_land_start(in->mission) : -1;
+		if (ls > 0 && in->home_set && (in->vs.valid & VEHICLE_POSITION_VALID)) {
+			p->v->mode = PLANE_AUTO;
+			p->last_mode = PLANE_AUTO;
+			mexec_start(&p->mexec, in->mission, &p->nav, &pp->mexec, &in->home,
+				    in->home_alt_msl_m, &in->vs, in->now_us);
+			mexec_goto(&p->mexec, in->mission, &p->nav, (uint16_t)ls, &in->vs, in->now_us);
+			say(out, MAV_SEVERITY_CRITICAL, "Battery failsafe: landing");
+		} else {
+			force_mode(p, PLANE_RTL, out, "Battery failsafe: RTL");
+		}
+	}
+	/* No position to navigate by: hold what can be held. */
+	if (navigating(p->v->mode) && !(in->vs.valid & VEHICLE_POSITION_VALID))
+		force_mode(p, PLANE_CIRCLE, out, "No position estimate: CIRCLE");
+}
+
+static void prearm(struct plane *p, const struct plane_input *in)
+{
+	const char *why = NULL;
+	if (!in->estimator_converged)
+		why = "estimator not converged";
+	else if (!in->gps_fix)
+		why = "GPS: no 3D fix";
+	else if (!in->home_set)
+		why = "home not set";
+	else if (!in->rc_seen)
+		why = "RC not found";
+	p->v->prearm_problem = why;
+}
+
+void plane_step(struct plane *p, const struct plane_params *pp, const struct plane_input *in,
+		struct plane_output *out)
+{
+	memset(out, 0, sizeof(*out));
+	const struct vehicle_state *vs = &in->vs;
+	bool rc_live = in->rc_seen && in->now_us - in->rc.timestamp_us < PLANE_RC_STALE_US;
+	prearm(p, in);
+	if (in->home_set && !p->nav_origin_set) {
+		/* Navigation flies on a plane around home: a mode entered before is set up again. */
+		nav_init(&p->nav, in->home.lat_deg, in->home.lon_deg);
+		p->nav_origin_set = true;
+		p->last_mode = PLANE_INITIALISING;
+	}
+
+	/* The pilot's mode switch: a new position asks for its mode. */
+	if (rc_live && pp->fltmode_ch >= 1.0f && (unsigned int)pp->fltmode_ch <= in->rc.channel_count) {
+		int pos = plane_switch_position(in->rc.channels_us[(unsigned int)pp->fltmode_ch - 1]);
+		if (pos != p->switch_pos && p->v->mode != PLANE_INITIALISING) {
+			p->switch_pos = pos;
+			p->switch_mode = (enum plane_mode)(int)pp->fltmode[pos];
+			if (p->fs == PLANE_FS_NONE &&
+			    vehicle_set_mode(p->v, p->switch_mode, p->text, sizeof(p->text)) != 0)
+				say(out, MAV_SEVERITY_WARNING, p->text);
+		}
+	}
+	rc_failsafe(p, pp, in, out);
+	other_failsafes(p, pp, in, out);
+	if (p->v->mode != p->last_mode && p->v->mode != PLANE_INITIALISING) {
+		p->last_mode = p->v->mode;
+		enter_mode(p, pp, in, out);
+		p->last_mode = p->v->mode;
+	}
+
+	enum plane_mode m = p->v->mode;
+	bool att = vs->valid & VEHICLE_ATTITUDE_VALID;
+	struct ctl_surfaces u = { 0 };
+	float throttle = 0.0f;
+	bool manual = m == PLANE_MANUAL || m == PLANE_INITIALISING || !att;
+	if (manual) {
+		if (rc_live && m != PLANE_INITIALISING) {
+			u = (struct ctl_surfaces){ stick(&in->rc, 0), stick(&in->rc, 1), stick(&in->rc, 3) };
+			throttle = throttle_stick(&in->rc);
+		}
+		ctl_init(&p->ctl);
+	} else {
+		float roll_lim = pp->nav.lim_roll_cd * 0.01f * DEG_F;
+		float roll = 0.0f, pitch = 0.0f;
+		bool use_nav = navigating(m) || m == PLANE_CIRCLE || m == PLANE_FBWB ||
+			       m == PLANE_CRUISE;
+		if (use_nav) {
+			if (m == PLANE_FBWB || m == PLANE_CRUISE) {
+				/* Pitch stick moves the held height, throttle stick the speed. */
+				float climb = rc_live ? stick(&in->rc, 1) * 2.0f : 0.0f;
+				if (p->nav.idle_alt_set)
+					p->nav.idle_alt_m += climb * in->dt_s;
+				float lo = pp->ctl.arspd_fbw_min, hi = lo + 10.0f;
+				if (rc_live)
+					nav_set_airspeed(&p->nav, lo + throttle_stick(&in->rc) * (hi - lo));
+			}
+			nav_update(&p->nav, &pp->nav, vs, in->accel_body_m_s2, in->dt_s, &out->nav);
+			out->nav_active = true;
+			roll = out->nav.nav_roll_rad;
+			pitch = out->nav.nav_pitch_rad;
+			throttle = out->nav.throttle;
+			if (m == PLANE_CIRCLE)
+				roll = roll_lim / 3.0f;
+			else if (m == PLANE_FBWB || m == PLANE_CRUISE)
+				roll = rc_live ? stick(&in->rc, 0) * roll_lim : 0.0f;
+			if (m == PLANE_AUTO) {
+				mexec_update(&p->mexec, in->mission, &p->nav, &out->nav, vs, in->now_us);
+				out->reached = mexec_take_reached(&p->mexec, &out->reached_seq);
+				if (p->mexec.phase == MEXEC_DONE)
+					force_mode(p, PLANE_RTL, out, "Mission complete: RTL");
+				if (p->mexec.phase == MEXEC_LANDED) {
+					throttle = 0.0f;
+					if (!p->landed_us)
+						p->landed_us = in->now_us;
+					if (p->v->armed && (double)(in->now_us - p->landed_us) * 1e-6 >=
+								   (double)pp->mexec.land_disarm_s) {
+						char why[8];
+						vehicle_arm(p->v, false, false, 0, why, sizeof(why));
+						out->disarmed_after_landing = true;
+						say(out, MAV_SEVERITY_INFO, "Landed: disarmed");
+					}
+				}
+			}
+			if (m == PLANE_TAKEOFF && out->nav.takeoff_complete)
+				force_mode(p, PLANE_LOITER, out, "Takeoff complete: LOITER");
+		} else {
+			/* FBWA, STABILIZE and the rest of the pilot's modes: sticks demand attitude. */
+			float ps = rc_live ? stick(&in->rc, 1) : 0.0f;
+			roll = (rc_live ? stick(&in->rc, 0) : 0.0f) * roll_lim;
+			pitch = ps >= 0.0f ? ps * pp->lim_pitch_max * 0.01f * DEG_F :
+					     -ps * pp->lim_pitch_min * 0.01f * DEG_F;
+			throttle = rc_live ? throttle_stick(&in->rc) : 0.0f;
+		}
+		struct ctl_demand d = {
+			.roll_rad = roll, .pitch_rad = pitch, .throttle = throttle,
+			.accel_y_m_s2 = in->accel_body_m_s2[1],
+			.integrators_off = !p->v->armed || out->nav.throttle_suppressed ||
+					   p->mexec.phase == MEXEC_LANDED,
+		};
+		ctl_update(&p->ctl, &pp->ctl, vs, &d, in->dt_s, &u);
+		if (m == PLANE_STABILIZE && rc_live) {
+			u.aileron = clampf(u.aileron + stick(&in->rc, 0), -1.0f, 1.0f);
+			u.elevator = clampf(u.elevator + stick(&in->rc, 1), -1.0f, 1.0f);
+		}
+		if (rc_live && m != PLANE_AUTO)
+			u.rudder = clampf(u.rudder + stick(&in->rc, 3), -1.0f, 1.0f);
+		out->roll_dem_rad = roll;
+		out->pitch_dem_rad = pitch;
+	}
+	if (!p->v->armed) {
+		throttle = 0.0f;
+		p->servo.throttle = 0.0f;  /* disarmed: the motor stops now, not at the slew rate */
+	}
+	out->throttle = throttle;
+	servo_output(&p->servo, &pp->servo, &u, throttle, in->dt_s, out->pwm_us);
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The plane, one main-loop step at a time: the flight mode (from the RC mode
+ * switch, the ground station, the mission and the failsafes), what each mode
+ * flies (pilot's sticks, navigation tasks, the mission), attitude control and
+ * the servo pulses. Pure: inputs and time are arguments, state is this
+ * struct; owned by the main thread.
+ *
+ * RC channels (ArduPlane's default map): 1 roll, 2 pitch, 3 throttle, 4 yaw,
+ * FLTMODE_CH the 6-position mode switch. Sticks are read about 1500 us over
+ * +-400 us (throttle 1100..1900 us); a higher pulse is roll right, nose up,
+ * more throttle, nose right.
+ *
+ * Failsafes (ArduPlane's): RC frames stop or the throttle channel drops below
+ * THR_FS_VALUE -> after FS_SHORT_TIMEOUT CIRCLE (FS_SHORT_ACTN 0/1; 2 FBWA
+ * glide) from the manual and stabilised modes; after FS_LONG_TIMEOUT RTL
+ * (FS_LONG_ACTN 0: RTL unless in AUTO; 1 RTL; 2 FBWA glide). Ground-station
+ * heartbeats lost for FS_LONG_TIMEOUT with FS_GCS_ENABL -> RTL. Battery under
+ * FS_BATT_VOLTAGE (for 10 s) or past FS_BATT_MAH used -> RTL, or land at the
+ * DO_LAND_START sequence when there is one. No position estimate in a
+ * navigating mode -> CIRCLE (wings level with a gentle bank, holding
+ * height); no attitude estimate -> MANUAL pass-through of the sticks, or
+ * neutral surfaces and the motor off without RC.
+ */
+#ifndef FULMAR_VEHICLE_PLANE_H
+#define FULMAR_VEHICLE_PLANE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "control/attitude.h"
+#include "control/servo.h"
+#include "mission/mission.h"
+#include "nav/nav.h"
+#include "rc/rc.h"
+#include "vehicle/mission_exec.h"
+#include "vehicle/vehicle.h"
+
+/* Field names are ArduPlane's parameter names in lower case. */
+struct plane_params {
+	struct nav_params nav;
+	struct ctl_params ctl;
+	struct servo_params servo;
+	struct mexec_params mexec;
+	float fltmode_ch;                   /* 5..8 */
+	float fltmode[6];                   /* FLTMODE1..6 */
+	float thr_failsafe, thr_fs_value;   /* 0/1, us */
+	float fs_short_actn, fs_short_timeout, fs_long_actn, fs_long_timeout;
+	float fs_gcs_enabl;
+	float fs_batt_voltage, fs_batt_mah; /* 0: off */
+	float lim_pitch_max, lim_pitch_min; /* centidegrees */
+	float tkoff_alt;                    /* m: TAKEOFF mode's height */
+	float rtl_autoland;                 /* 1, 2: land at DO_LAND_START */
+	float arming_require;               /* 0: the motor may run disarmed (never here) */
+};
+
+void plane_params_default(struct plane_params *p);
+
+enum plane_failsafe {
+	PLANE_FS_NONE = 0,
+	PLANE_FS_SHORT = 1,
+	PLANE_FS_LONG = 2,
+	PLANE_FS_GCS = 3,
+};
+
+/* What the main loop knows this step. */
+struct plane_input {
+	uint64_t now_us;
+	float dt_s;
+	struct vehicle_state vs;
+	bool estimator_converged;
+	float accel_body_m_s2[3];           /* latest specific force (launch detection) */
+	struct rc_frame rc;                 /* the latest frame ... */
+	bool rc_seen;                       /* ... if any ever came */
+	uint64_t gcs_heartbeat_us;          /* last ground-station heartbeat; 0: never */
+	bool gps_fix;                       /* 3D fix */
+	float batt_voltage_v, batt_used_mah;  /* NAN: unknown */
+	const struct mission *mission;
+	bool home_set;
+	struct nav_wp home;
+	float home_alt_msl_m;
+};
+
+/* What the step decided. */
+struct plane_output {
+	uint16_t pwm_us[SERVO_CHANNELS];
+	bool nav_active;                    /* nav holds NAV_CONTROLLER_OUTPUT figures */
+	struct nav_output nav;
+	float roll_dem_rad, pitch_dem_rad, throttle;
+	/* events, for STATUSTEXT and MISSION_ITEM_REACHED */
+	bool mode_changed;
+	const char *text;                   /* a message for the pilot this step, or NULL */
+	int text_severity;                  /* MAV_SEVERITY */
+	bool reached;
+	uint16_t reached_seq;
+	bool disarmed_after_landing;
+};
+
+struct plane {
+	struct vehicle *v;                  /* modes and arming (shared with the GCS) */
+	enum plane_mode last_mode;
+	enum plane_mode switch_mode;        /* what the RC switch last said */
+	int switch_pos;                     /* 0..5, -1 none */
+	enum plane_failsafe fs;
+	uint64_t rc_bad_since_us;           /* 0: RC good */
+	uint64_t batt_low_since_us;
+	bool batt_fs;
+	bool gcs_fs;
+	struct nav nav;
+	bool nav_origin_set;
+	struct ctl ctl;
+	struct servo servo;
+	struct mexec mexec;
+	uint64_t landed_us;
+	char text[96];                      /* storage for plane_output.text */
+};
+
+void plane_init(struct plane *p, struct vehicle *v);
+void plane_step(struct plane *p, const struct plane_params *pp, const struct plane_input *in,
+		struct plane_output *out);
+/* The mode a pulse on the mode channel selects (ArduPlane's six PWM bands). */
+int plane_switch_position(uint16_t pwm_us);
+
+#endif

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/*
+ * The plane's modes, failsafes and arming checks, step by step with the real
+ * navigation and control code: what the pilot's switch does, what happens
+ * when RC, the ground station, the battery or the position goes away.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "vehicle/plane.h"
+
+#define HOME_LAT (-35.3632610)
+#define HOME_LON 149.1652300
+
+static struct vehicle v;
+static struct plane pl;
+static struct plane_params pp;
+static struct plane_input in;
+static struct plane_output out;
+static struct mission mis;
+
+static void rc_set(uint16_t roll, uint16_t pitch, uint16_t thr, uint16_t yaw, uint16_t mode)
+{
+	in.rc = (struct rc_frame){ .timestamp_us = in.now_us, .channel_count = 8,
+				   .protocol = RC_PROTOCOL_HIL };
+	const uint16_t ch[8] = { roll, pitch, thr, yaw, 1500, 1500, 1500, mode };
+	memcpy(in.rc.channels_us, ch, sizeof(ch));
+	in.rc_seen = true;
+}
+
+static void setup(void)
+{
+	vehicle_init(&v);
+	plane_params_default(&pp);
+	plane_init(&pl, &v);
+	memset(&in, 0, sizeof(in));
+	memset(&mis, 0, sizeof(mis));
+	in.dt_s = 0.0025f;
+	in.vs = (struct vehicle_state){
+		.valid = VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID |
+			 VEHICLE_AIRSPEED_VALID,
+		.q = { 1, 0, 0, 0 }, .lat_deg = HOME_LAT, .lon_deg = HOME_LON, .alt_rel_m = 80,
+		.alt_msl_m = 664, .vel_ned_m_s = { 16, 0, 0 }, .airspeed_m_s = 16,
+	};
+	in.estimator_converged = true;
+	in.gps_fix = true;
+	in.home_set = true;
+	in.home = (struct nav_wp){ HOME_LAT, HOME_LON, 0 };
+	in.home_alt_msl_m = 584;
+	in.batt_voltage_v = NAN;
+	in.batt_used_mah = NAN;
+	in.mission = &mis;
+	rc_set(1500, 1500, 1100, 1500, 1000);     /* switch position 1: MANUAL */
+	vehicle_update(&v, in.vs.valid, 0);
+}
+
+/* Runs the plane for seconds of steps, RC frames fresh (or not) as rc_on says. */
+static void run(double seconds, bool rc_on)
+{
+	for (double t = 0; t < seconds; t += (double)in.dt_s) {
+		in.now_us += 2500;
+		if (rc_on)
+			in.rc.timestamp_us = in.now_us;
+		vehicle_update(&v, in.vs.valid, mis.count);
+		plane_step(&pl, &pp, &in, &out);
+	}
+}
+
+static void test_plane_switch_bands_are_arduplanes(void **state)
+{
+	assert_int_equal(plane_switch_position(1000), 0);
+	assert_int_equal(plane_switch_position(1230), 0);
+	assert_int_equal(plane_switch_position(1231), 1);
+	assert_int_equal(plane_switch_position(1490), 2);
+	assert_int_equal(plane_switch_position(1620), 3);
+	assert_int_equal(plane_switch_position(1749), 4);
+	assert_int_equal(plane_switch_position(1750), 5);
+}
+
+static void test_plane_manual_passes_the_sticks_through(void **state)
+{
+	setup();
+	char why[96];
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
+	rc_set(1800, 1300, 1500, 1650, 1000);
+	run(0.1, true);
+	assert_int_equal(v.mode, PLANE_MANUAL);
+	assert_int_equal(out.pwm_us[0], 1800);
+	assert_int_equal(out.pwm_us[1], 1300);
+	assert_int_equal(out.pwm_us[2], 1500);
+	assert_int_equal(out.pwm_us[3], 1650);
+	/* Disarmed: the motor stops, the surfaces still follow. */
+	vehicle_arm(&v, false, false, 1, why, sizeof(why));
+	run(0.1, true);
+	assert_int_equal(out.pwm_us[2], 1100);
+	assert_int_equal(out.pwm_us[0], 1800);
+}
+
+static void test_plane_fbwa_turns_sticks_into_attitude(void **state)
+{
+	setup();
+	rc_set(1900, 1500, 1500, 1500, 1300);     /* position 2: FBWA, full right stick */
+	run(0.05, true);
+	assert_int_equal(v.mode, PLANE_FBWA);
+	float lim = pp.nav.lim_roll_cd * 0.01f * (float)M_PI / 180.0f;
+	assert_float_equal(out.roll_dem_rad, lim, 1e-4);
+	assert_true(out.pwm_us[0] > 1500);         /* wings level now: aileron right */
+	rc_set(1500, 1500, 1500, 1500, 1300);
+	run(0.05, true);
+	assert_float_equal(out.roll_dem_rad, 0, 1e-6);
+	assert_float_equal(out.pitch_dem_rad, 0, 1e-6);
+}
+
+static void test_plane_refuses_a_mode_it_cannot_fly_and_says_why(void **state)
+{
+	setup();
+	in.vs.valid &= ~VEHICLE_POSITION_VALID;
+	rc_set(1500, 1500, 1500, 1500, 1400);     /* position 3: LOITER */
+	vehicle_update(&v, in.vs.valid, 0);
+	plane_step(&pl, &pp, &in, &out);
+	assert_int_equal(v.mode, PLANE_MANUAL);
+	assert_non_null(out.text);
+	assert_non_null(strstr(out.text, "no position"));
+}
+
+static void test_plane_rc_loss_circles_then_returns(void **state)
+{
+	setup();
+	rc_set(1500, 1500, 1500, 1500, 1300);     /* FBWA */
+	run(0.1, true);
+	assert_int_equal(v.mode, PLANE_FBWA);
+	run(1.4, false);                            /* frames stop: not yet */
+	assert_int_equal(v.mode, PLANE_FBWA);
+	run(0.4, false);
+	assert_int_equal(v.mode, PLANE_CIRCLE);
+	assert_int_equal(pl.fs, PLANE_FS_SHORT);
+	run(2.5, false);                            /* 4.3 s without RC: still circling */
+	assert_int_equal(v.mode, PLANE_CIRCLE);
+	run(0.8, false);
+	assert_int_equal(v.mode, PLANE_RTL);
+	assert_int_equal(pl.fs, PLANE_FS_LONG);
+	assert_int_equal(pl.nav.task, NAV_TASK_LOITER);   /* at home */
+	assert_float_equal(pl.nav.loiter_alt_m, pp.mexec.rtl_alt_m, 1e-3);
+	/* The transmitter comes back: the pilot's switch rules again. */
+	run(0.1, true);
+	assert_int_equal(pl.fs, PLANE_FS_NONE);
+	assert_int_equal(v.mode, PLANE_FBWA);
+}
+
+static void test_plane_throttle_below_fs_value_is_rc_loss(void **state)
+{
+	setup();
+	rc_set(1500, 1500, 1500, 1500, 1300);
+	run(0.1, true);
+	rc_set(1500, 1500, 900, 1500, 1300);      /* receiver's failsafe throttle */
+	run(2.0, true);
+	assert_int_equal(v.mode, PLANE_CIRCLE);
+	pp.thr_failsafe = 0;
+	setup();
+	pp.thr_failsafe = 0;
+	rc_set(1500, 1500, 900, 1500, 1300);
+	run(2.0, true);
+	assert_int_equal(v.mode, PLANE_FBWA);
+}
+
+static void test_plane_auto_keeps_flying_through_a_short_rc_loss(void **state)
+{
+	setup();
+	mis.count = 3;
+	mis.items[1] = (struct mission_item){ .command = MAV_CMD_NAV_WAYPOINT, .frame = 3,
+					      .x = -353600000, .y = 1491652300, .z = 80 };
+	mis.items[2] = (struct mission_item){ .command = MAV_CMD_NAV_LOITER_UNLIM, .frame = 3,
+					      .x = -353600000, .y = 1491700000, .z = 80 };
+	rc_set(1500, 1500, 1500, 1500, 1600);     /* position 4: AUTO */
+	run(0.1, true);
+	assert_int_equal(v.mode, PLANE_AUTO);
+	assert_int_equal(pl.nav.task, NAV_TASK_LEG);
+	run(4.0, false);
+	assert_int_equal(v.mode, PLANE_AUTO);      /* FS_LONG_ACTN 0: AUTO goes on */
+	run(2.0, false);
+	assert_int_equal(v.mode, PLANE_AUTO);
+	assert_int_equal(pl.fs, PLANE_FS_LONG);
+}
+
+static void test_plane_gcs_loss_returns_home(void **state)
+{
+	setup();
+	pp.fs_gcs_enabl = 1;
+	rc_set(1500, 1500, 1500, 1500, 1400);     /* LOITER */
+	in.gcs_heartbeat_us = 1;
+	run(4.9, true);
+	assert_int_equal(v.mode, PLANE_LOITER);
+	run(0.2, true);
+	assert_int_equal(v.mode, PLANE_RTL);
+	assert_true(pl.gcs_fs);
+}
+
+static void test_plane_low_battery_lands_at_the_land_sequence(void **state)
+{
+	setup();
+	char why[96];
+	mis.count = 4;
+	mis.items[1] = (struct mission_item){ .command = MAV_CMD_NAV_LOITER_UNLIM, .frame = 3,
+					      .x = -353600000, .y = 1491652300, .z = 80 };
+	mis.items[2] = (struct mission_item){ .command = MAV_CMD_DO_LAND_START };
+	mis.items[3] = (struct mission_item){ .command = MAV_CMD_NAV_LAND, .frame = 3,
+					      .x = -353632610, .y = 1491652300, .z = 0 };
+	pp.fs_batt_voltage = 10.5f;
+	rc_set(1500, 1500, 1500, 1500, 1400);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
+	in.batt_voltage_v = 10.2f;
+	run(9.5, true);
+	assert_int_equal(v.mode, PLANE_LOITER);    /* a sag is not yet a failsafe */
+	run(1.0, true);
+	assert_true(pl.batt_fs);
+	assert_int_equal(v.mode, PLANE_AUTO);
+	assert_int_equal(pl.mexec.current, 3);
+	assert_int_equal(pl.nav.task, NAV_TASK_LAND);
+}
+
+static void test_plane_without_position_circles(void **state)
+{
+	setup();
+	rc_set(1500, 1500, 1500, 1500, 1400);     /* LOITER */
+	run(0.1, true);
+	assert_int_equal(v.mode, PLANE_LOITER);
+	in.vs.valid &= ~VEHICLE_POSITION_VALID;
+	run(0.01, true);
+	assert_int_equal(v.mode, PLANE_CIRCLE);
+	run(0.5, true);
+	float lim = pp.nav.lim_roll_cd * 0.01f * (float)M_PI / 180.0f / 3.0f;
+	assert_float_equal(out.roll_dem_rad, lim, 1e-4);
+}
+
+static void test_plane_names_the_failing_arming_check(void **state)
+{
+	setup();
+	char why[96];
+	in.gps_fix = false;
+	run(0.01, true);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "GPS"));
+	in.gps_fix = true;
+	in.estimator_converged = false;
+	run(0.01, true);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "estimator"));
+	in.estimator_converged = true;
+	run(0.01, true);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plane_switch_bands_are_arduplanes),
+		cmocka_unit_test(test_plane_manual_passes_the_sticks_through),
+		cmocka_unit_test(test_plane_fbwa_turns_sticks_into_attitude),
+		cmocka_unit_test(test_plane_refuses_a_mode_it_cannot_fly_and_says_why),
+		cmocka_unit_test(test_plane_rc_loss_circles_then_returns),
+		cmocka_unit_test(test_plane_throttle_below_fs_value_is_rc_loss),
+		cmocka_unit_test(test_plane_auto_keeps_flying_through_a_short_rc_loss),
+		cmocka_unit_test(test_plane_gcs_loss_returns_home),
+		cmocka_unit_test(test_plane_low_battery_lands_at_the_land_sequence),
+		cmocka_unit_test(test_plane_without_position_circles),
+		cmocka_unit_test(test_plane_names_the_failing_arming_check),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
