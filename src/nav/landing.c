@@ -60,6 +60,14 @@ float land_path_height_m(const struct land_path *lp, float d)
 	return lp->land_alt_m + h;
 }
 
+float land_flare_sink_m_s(const struct land_path *lp, float h_m, float gs_m_s)
+{
+	if (h_m < 0.0f)
+		h_m = 0.0f;
+	float s = gs_m_s * sqrtf(lp->b * lp->b + 4.0f * lp->a * h_m);
+	return s > LAND_SINK_MIN_M_S ? s : LAND_SINK_MIN_M_S;
+}
+
 bool land_should_flare(const struct land_path *lp, float d_m, float hgt_m, float climb_m_s,
 		       float land_flare_alt_m, float land_flare_sec)
 {

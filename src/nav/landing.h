@@ -43,6 +43,17 @@ int land_path_plan(struct land_path *lp, struct nav_ne start, float start_alt_m,
 float land_path_dist_m(const struct land_path *lp, struct nav_ne p);
 /* Demanded height (above home) at distance d before the land point. */
 float land_path_height_m(const struct land_path *lp, float d_m);
+/*
+ * The flare's sink rate at height h_m above the land point for ground speed
+ * gs_m_s: the sink that follows the flare parabola at that height,
+ * gs sqrt(b^2 + 4 a h) (TECS_LAND_SINK at touchdown at the planned ground
+ * speed, gentler when a headwind or the flare's loss of speed makes the
+ * ground speed lower, so the touchdown stays on the point), at least
+ * LAND_SINK_MIN_M_S. As a law of height alone it never asks an aircraft that
+ * is low to climb.
+ */
+#define LAND_SINK_MIN_M_S 0.1f
+float land_flare_sink_m_s(const struct land_path *lp, float h_m, float gs_m_s);
 /* Whether to flare now: at or past the flare start, at or below LAND_FLARE_ALT
  * above the land point, or (while sinking) LAND_FLARE_SEC from the ground. */
 bool land_should_flare(const struct land_path *lp, float d_m, float hgt_m, float climb_m_s,

@@ -27,6 +27,10 @@ void nav_params_default(struct nav_params *p)
 	p->tecs.arspd_fbw_min = 11.0f;
 	p->tecs.trim_throttle = 60.0f;
 	p->tecs.tecs_clmb_max = 3.0f;
+	/* a 3 m flare floats a light foam plane 50 m and more, bleeding speed
+	 * towards the stall in a headwind: flare lower */
+	p->land_flare_alt = 2.0f;
+	p->land_flare_sec = 1.5f;
 }
 
 void nav_init(struct nav *n, double home_lat_deg, double home_lon_deg)
@@ -175,8 +179,18 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		float d = land_path_dist_m(&n->land, pos);
 		hgt_dem = land_path_height_m(&n->land, d);
 		if (!n->flaring &&
-		    land_should_flare(&n->land, d, hgt, climb, p->land_flare_alt, p->land_flare_sec))
+		    land_should_flare(&n->land, d, hgt, climb, p->land_flare_alt, p->land_flare_sec)) {
 			n->flaring = true;
+			n->flare_hgt_dem_m = fminf(hgt, hgt_dem);
+		}
+		if (n->flaring) {
+			/* from where the flare began, down at the flare's sink for
+			 * the height: the parabola when on it, and never a climb */
+			float sink = land_flare_sink_m_s(&n->land, n->flare_hgt_dem_m - n->land.land_alt_m,
+							 gs);
+			n->flare_hgt_dem_m -= sink * dt_s;
+			hgt_dem = n->flare_hgt_dem_m;
+		}
 		stage = n->flaring ? TECS_STAGE_LAND_FLARE : TECS_STAGE_LAND_APPROACH;
 		level = n->flaring;
 		out->flaring = n->flaring;

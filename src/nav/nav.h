@@ -67,6 +67,7 @@ struct nav {
 	struct nav_wp land_wp, approach_wp;
 	struct land_path land;
 	bool land_planned, flaring;
+	float flare_hgt_dem_m;
 	/* takeoff */
 	float tkoff_pitch_rad, tkoff_alt_m;
 	bool tkoff_leg_set;

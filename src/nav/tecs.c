@@ -27,6 +27,11 @@ void tecs_params_default(struct tecs_params *p)
 	p->tecs_spdweight = 1.0f;
 	p->tecs_ptch_damp = 0.0f;
 	p->tecs_land_sink = 0.25f;
+	/* ArduPilot's later TECS_LAND_TCONST 2 s and TECS_LAND_DAMP 0.5 leave
+	 * this airframe 0.3-0.5 m under the flare path at touchdown (15 m
+	 * short): tighter */
+	p->tecs_land_tconst = 1.0f;
+	p->tecs_land_damp = 1.0f;
 	p->arspd_fbw_min = 9.0f;
 	p->arspd_fbw_max = 22.0f;
 	p->thr_min = 0.0f;
@@ -60,6 +65,7 @@ static void reset(struct tecs *t, const struct tecs_input *in, float tas)
 	t->last_pitch_dem_rad = in->pitch_rad;
 	t->throttle_dem = 0.0f;
 	t->initialised = true;
+	t->bumpless = true;
 }
 
 /* Second-order complementary filter: airspeed with the measured acceleration
@@ -219,8 +225,20 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 			pitch_min = nav_clampf(lp, pitch_min, pitch_max);
 	}
 
-	float gain_inv = tas * p->tecs_time_const * g;
-	float temp = t->seb_error + seb_dot_dem * p->tecs_time_const + seb_dot_err * p->tecs_ptch_damp;
+	/* The weights sum to 2: divide by the larger so the loop's gain on the
+	 * quantity it controls is the same whatever the split (with height
+	 * alone, 2 SPE would otherwise double the pitch per metre). The flare
+	 * has its own, shorter time constant and damping. */
+	bool flare = in->stage == TECS_STAGE_LAND_FLARE;
+	float tconst = flare ? p->tecs_land_tconst : p->tecs_time_const;
+	float damp = flare ? p->tecs_land_damp : p->tecs_ptch_damp;
+	float gain_inv = tas * tconst * g * fmaxf(spe_w, ske_w);
+	float temp = t->seb_error + seb_dot_dem * tconst + seb_dot_err * damp;
+	if (t->bumpless) {
+		/* take over at the present attitude */
+		t->integ_seb = nav_clampf(in->pitch_rad, pitch_min, pitch_max) * gain_inv - temp;
+		t->bumpless = false;
+	}
 	float i_min = gain_inv * (pitch_min - TECS_PITCH_INTEG_MARGIN) - temp;
 	float i_max = gain_inv * (pitch_max + TECS_PITCH_INTEG_MARGIN) - temp;
 	float d_integ = t->seb_error * p->tecs_integ_gain * dt;

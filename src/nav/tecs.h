@@ -24,6 +24,8 @@ struct tecs_params {
 	float tecs_spdweight;   /* 0 (height first) .. 2 (speed first) */
 	float tecs_ptch_damp;   /* pitch damping on the energy-balance rate error */
 	float tecs_land_sink;   /* m/s, sink rate at touchdown after the flare */
+	float tecs_land_tconst; /* s, time constant of the energy loops in the flare */
+	float tecs_land_damp;   /* pitch damping on the sink-rate error in the flare */
 	/* shared ArduPlane parameters TECS uses */
 	float arspd_fbw_min;    /* m/s */
 	float arspd_fbw_max;    /* m/s */
@@ -61,6 +63,7 @@ struct tecs_input {
 
 struct tecs {
 	bool initialised;
+	bool bumpless;             /* next update starts the pitch integrator at the present pitch */
 	enum tecs_stage last_stage;
 	/* airspeed filter */
 	float tas_state, integ_dtas, vel_dot;

@@ -92,7 +92,8 @@ void flight_truth(const struct flight *f, struct vehicle_state *vs, float accel_
 	/* an airspeed sensor reads equivalent airspeed */
 	struct sim_atmos atm;
 	sim_atmos_isa(lla.alt_m, 0.0, &atm);
-	vs->airspeed_m_s = (float)(s->airspeed_m_s * sqrt(atm.density_kg_m3 / SIM_RHO0_KG_M3));
+	double tas = v3_norm(v3_sub(s->vel_ned_m_s, f->wind_ned));
+	vs->airspeed_m_s = (float)(tas * sqrt(atm.density_kg_m3 / SIM_RHO0_KG_M3));
 	vs->wind_ne_m_s[0] = (float)f->wind_ned.x;
 	vs->wind_ne_m_s[1] = (float)f->wind_ned.y;
 	vs->pos_sigma_m = 0.0f;

@@ -261,6 +261,205 @@ static void test_circuit_300_by_200_in_10_m_s_turbulent_wind(void **state)
 	assert_true(r.aspd_min > STALL_M_S);
 }
 
+/* ---- hand launch ---- */
+
+struct launch_result {
+	double t_launch_s;         /* detector fired, from the start of the throw */
+	double t_climb_s;          /* release to the takeoff altitude */
+	double pitch_min_deg, pitch_mean_deg, bank_max_deg, aspd_min;
+	bool suppressed_before_throw;
+	bool complete;
+};
+
+/*
+ * A thrower holds the aircraft still for 1 s, then throws it: 20 m/s^2 for
+ * 0.55 s to 11 m/s at 10 degrees nose up, 1.8 m above the ground; then the
+ * simulator takes over (sim_state_hand_launch). TKOFF_THR_MINACC 15 m/s^2 and
+ * TKOFF_THR_MINSPD 4 m/s, as recommended for a hand launch.
+ */
+static void hand_launch(const struct flight_config *cfg, struct launch_result *r)
+{
+	const double throw_acc = 20.0, release_v = 11.0, pitch0 = 10.0, tkoff_pitch = 15.0;
+	struct flight f;
+	flight_init(&f, cfg);
+	f.np.launch.tkoff_thr_minacc = 15.0f;
+	f.np.launch.tkoff_thr_minspd = 4.0f;
+	nav_set_takeoff(&f.nav, (float)tkoff_pitch, 50.0f);
+	memset(r, 0, sizeof(*r));
+	r->t_launch_s = -1.0;
+	r->suppressed_before_throw = true;
+
+	double t = 0.0, v = 0.0;
+	const double t_throw = 1.0;
+	while (v < release_v) {
+		bool throwing = t >= t_throw;
+		if (throwing)
+			v += throw_acc * f.dt_ctl;
+		sim_state_hand_launch(&f.af, &f.s, v, pitch0, 0.0, 1.8);
+		f.s.t_s = t;
+		flight_truth(&f, &f.vs, f.accel_body);
+		/* what the IMU feels in the hand: the throw plus gravity */
+		f.accel_body[0] = (float)((throwing ? throw_acc : 0.0) + 9.80665 * sin(pitch0 * DEG));
+		f.accel_body[2] = (float)(-9.80665 * cos(pitch0 * DEG));
+		f.vs.airspeed_m_s = (float)v;
+		nav_update(&f.nav, &f.np, &f.vs, f.accel_body, (float)f.dt_ctl, &f.nav_out);
+		if (!throwing && (!f.nav_out.throttle_suppressed || f.nav_out.throttle > 0.0f))
+			r->suppressed_before_throw = false;
+		if (f.nav_out.launched && r->t_launch_s < 0.0)
+			r->t_launch_s = t - t_throw;
+		t += f.dt_ctl;
+	}
+	/* released */
+	sim_state_hand_launch(&f.af, &f.s, release_v, pitch0, 0.0, 1.8);
+	f.s.t_s = t;
+	double t_release = t, pitch_sum = 0.0;
+	long n_pitch = 0;
+	r->pitch_min_deg = 90.0;
+	r->aspd_min = 1e9;
+	for (int i = 0; i < (int)(40.0 / f.dt_ctl); i++) {
+		flight_step(&f);
+		assert_false(f.s.crashed);
+		assert_false(f.s.on_ground);
+		if (f.nav_out.takeoff_complete) {
+			r->complete = true;
+			r->t_climb_s = f.s.t_s - t_release;
+			break;
+		}
+		if ((double)f.vs.airspeed_m_s < r->aspd_min)
+			r->aspd_min = f.vs.airspeed_m_s;
+		if (fabs(deg(f.vs.roll_rad)) > r->bank_max_deg)
+			r->bank_max_deg = fabs(deg(f.vs.roll_rad));
+		if (f.s.t_s - t_release < 3.0)
+			continue;   /* rotating to the climb attitude */
+		double pd = deg(f.vs.pitch_rad);
+		if (pd < r->pitch_min_deg)
+			r->pitch_min_deg = pd;
+		pitch_sum += pd;
+		n_pitch++;
+	}
+	r->pitch_mean_deg = n_pitch ? pitch_sum / (double)n_pitch : 0.0;
+}
+
+static void check_launch(const char *what, const struct launch_result *r)
+{
+	printf("# hand launch, %s: launch detected %.2f s into the throw; 50 m %.1f s after release; "
+	       "climb pitch min %.1f mean %.1f deg (takeoff pitch 15); bank max %.1f deg; "
+	       "airspeed min %.1f m/s\n",
+	       what, r->t_launch_s, r->t_climb_s, r->pitch_min_deg, r->pitch_mean_deg, r->bank_max_deg,
+	       r->aspd_min);
+	assert_true(r->suppressed_before_throw);
+	/* TKOFF_THR_DELAY 0.2 s after the acceleration crossed 15 m/s^2 */
+	assert_true(r->t_launch_s >= 0.2 && r->t_launch_s < 0.3);
+	assert_true(r->complete);
+	assert_true(r->t_climb_s < 30.0);
+	assert_true(r->pitch_min_deg > 15.0 - 2.0);
+	assert_true(r->bank_max_deg < 5.0 + 2.0);
+	assert_true(r->aspd_min > STALL_M_S);
+}
+
+static void test_hand_launch_climbs_out_to_50m_in_5_m_s_crosswind(void **state)
+{
+	(void)state;
+	struct flight_config cfg = { .wind_m_s = 5.0, .wind_from_deg = 90.0, .control_hz = 50 };
+	struct launch_result r;
+	hand_launch(&cfg, &r);
+	check_launch("5 m/s crosswind", &r);
+}
+
+static void test_hand_launch_climbs_out_in_10_m_s_turbulent_wind(void **state)
+{
+	(void)state;
+	struct flight_config cfg = { .wind_m_s = 10.0, .wind_from_deg = 60.0, .turb_w20_m_s = 7.7,
+				     .control_hz = 50, .seed = 11 };
+	struct launch_result r;
+	hand_launch(&cfg, &r);
+	printf("# hand launch, 10 m/s + turbulence: launch %.2f s; 50 m %.1f s after release; "
+	       "pitch min %.1f mean %.1f; bank max %.1f; airspeed min %.1f\n",
+	       r.t_launch_s, r.t_climb_s, r.pitch_min_deg, r.pitch_mean_deg, r.bank_max_deg, r.aspd_min);
+	assert_true(r.complete);
+	assert_true(r.aspd_min > STALL_M_S);
+}
+
+/* ---- approach and landing ---- */
+
+struct land_result {
+	double along_m, cross_m;   /* touchdown from the land point */
+	double sink_m_s;           /* vertical speed at the first contact */
+	double bank_flare_max_deg;  /* from 1 s into the flare (rolling level) to touchdown */
+	bool flared, touched, crashed;
+};
+
+/* Land at home heading north after a 350 m approach from 30 m at airspeed va. */
+static void land(const struct flight_config *cfg, double va, struct land_result *r)
+{
+	struct flight f;
+	flight_init(&f, cfg);
+	flight_trimmed(&f, va, 30.0, 0.0, -450.0, 0.0);
+	nav_set_airspeed(&f.nav, (float)va);
+	struct nav_wp approach = flight_wp(&f, -350.0, 0.0, 30.0f);
+	struct nav_wp point = flight_wp(&f, 0.0, 0.0, 0.0f);
+	nav_set_land(&f.nav, &approach, &point);
+	memset(r, 0, sizeof(*r));
+	double t_flare = -1.0;
+	for (int i = 0; i < (int)(90.0 / f.dt_ctl); i++) {
+		flight_step(&f);
+		if (f.nav_out.flaring && t_flare < 0.0)
+			t_flare = f.s.t_s;
+		r->flared = t_flare >= 0.0;
+		if (r->flared && f.s.t_s - t_flare > 1.0 && !r->touched) {
+			if (fabs(deg(f.vs.roll_rad)) > r->bank_flare_max_deg)
+				r->bank_flare_max_deg = fabs(deg(f.vs.roll_rad));
+		}
+		if (f.s.on_ground && !r->touched) {
+			r->touched = true;
+			r->along_m = f.s.pos_ned_m.x;
+			r->cross_m = f.s.pos_ned_m.y;
+			r->sink_m_s = f.s.impact_speed_max_m_s;
+		}
+		if (r->touched && v3_norm(f.s.vel_ned_m_s) < 0.5)
+			break;
+	}
+	r->crashed = f.s.crashed;
+}
+
+static void print_land(const char *what, const struct land_result *r)
+{
+	printf("# landing, %s: touchdown %.1f m along, %.1f m across from the point; impact %.2f m/s; "
+	       "bank in the flare max %.1f deg%s\n",
+	       what, r->along_m, r->cross_m, r->sink_m_s, r->bank_flare_max_deg,
+	       r->crashed ? " CRASHED" : "");
+}
+
+static void test_land_on_the_point_in_5_m_s_crosswind(void **state)
+{
+	(void)state;
+	struct flight_config cfg = { .wind_m_s = 5.0, .wind_from_deg = 90.0, .control_hz = 50 };
+	struct land_result r;
+	land(&cfg, 13.0, &r);
+	print_land("5 m/s crosswind, approach at 13 m/s", &r);
+	assert_true(r.flared);
+	assert_true(r.touched);
+	assert_false(r.crashed);
+	assert_true(fabs(r.along_m) < 10.0);
+	assert_true(fabs(r.cross_m) < 3.0);
+	assert_true(r.bank_flare_max_deg < 5.0 + 1.0);   /* LEVEL_ROLL_LIMIT */
+}
+
+static void test_land_near_the_point_in_10_m_s_turbulent_wind(void **state)
+{
+	(void)state;
+	/* into the wind, 20 degrees off the runway, approach speed plus half the
+	 * wind as a pilot would */
+	struct flight_config cfg = { .wind_m_s = 10.0, .wind_from_deg = 20.0, .turb_w20_m_s = 7.7,
+				     .control_hz = 50, .seed = 13 };
+	struct land_result r;
+	land(&cfg, 16.0, &r);
+	print_land("10 m/s wind 20 degrees off the nose + turbulence, approach at 16 m/s", &r);
+	assert_true(r.touched);
+	assert_false(r.crashed);
+	assert_true(hypot(r.along_m, r.cross_m) < 20.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +470,10 @@ int main(void)
 		cmocka_unit_test(test_loiter_60m_circle_in_10_m_s_turbulent_wind),
 		cmocka_unit_test(test_circuit_300_by_200_in_5_m_s_crosswind),
 		cmocka_unit_test(test_circuit_300_by_200_in_10_m_s_turbulent_wind),
+		cmocka_unit_test(test_hand_launch_climbs_out_to_50m_in_5_m_s_crosswind),
+		cmocka_unit_test(test_hand_launch_climbs_out_in_10_m_s_turbulent_wind),
+		cmocka_unit_test(test_land_on_the_point_in_5_m_s_crosswind),
+		cmocka_unit_test(test_land_near_the_point_in_10_m_s_turbulent_wind),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
