@@ -212,17 +212,23 @@ static void test_sim_hil_drops_bad_controls_and_says_why(void **state)
 	assert_true(world.commanded.aileron == (double)-0.7f);
 }
 
-static void test_sim_hil_channels_without_pulses_hold_neutral(void **state)
+static void test_sim_hil_channels_without_pulses_hold_and_the_motor_stops(void **state)
 {
 	uint8_t buf[MAVLINK_MAX_FRAME_LEN];
-	float c[16] = { 0.0f, 0.0f, 0.0f, 0.0f };
+	float c[16] = { 0.4f, 0.0f, 0.6f, 0.0f };
 	start("");
 	sim_hil_frame(&hil, 4, &tx, NULL, NULL);
-	/* control 0 on the throttle with "no pulses" (flags bit 32 + 2): off, not half */
-	sim_hil_input(&hil, buf, controls_msg(4000, c, 128, 1 | (1ull << 34), buf));
-	assert_true(world.commanded.throttle == 0.0);
 	sim_hil_input(&hil, buf, controls_msg(4000, c, 128, 1, buf));
-	assert_true(world.commanded.throttle == 0.5);
+	assert_true(world.commanded.aileron == (double)0.4f && world.commanded.throttle == (double)0.8f);
+	/* no pulses on the aileron (bit 32) and the throttle (bit 34): the
+	 * servo holds where it was, the motor stops, whatever the values say */
+	float z[16] = { 0.0f, 0.2f, 0.0f, 0.0f };
+	sim_hil_input(&hil, buf, controls_msg(4000, z, 128, 1 | (1ull << 32) | (1ull << 34), buf));
+	assert_true(world.commanded.aileron == (double)0.4f);
+	assert_true(world.commanded.elevator == (double)0.2f);
+	assert_true(world.commanded.throttle == 0.0);
+	sim_hil_input(&hil, buf, controls_msg(4000, z, 128, 1, buf));
+	assert_true(world.commanded.aileron == 0.0 && world.commanded.throttle == 0.5);
 }
 
 static void test_sim_hil_link_loss_sends_nothing_and_takes_nothing(void **state)
@@ -268,7 +274,7 @@ int main(void)
 		cmocka_unit_test(test_sim_hil_rates_over_one_second),
 		cmocka_unit_test(test_sim_hil_applies_controls_that_answer_the_frame),
 		cmocka_unit_test(test_sim_hil_drops_bad_controls_and_says_why),
-		cmocka_unit_test(test_sim_hil_channels_without_pulses_hold_neutral),
+		cmocka_unit_test(test_sim_hil_channels_without_pulses_hold_and_the_motor_stops),
 		cmocka_unit_test(test_sim_hil_link_loss_sends_nothing_and_takes_nothing),
 		cmocka_unit_test(test_sim_hil_same_seed_same_bytes),
 	};

@@ -265,11 +265,11 @@ static void controls(struct sim_hil *h, const struct mavlink_frame *f)
 	}
 	float c[SIM_ACTUATORS];
 	memcpy(c, m.controls, sizeof(c));
-	/* flags bit 32 + i: output i gives no pulses. Like a servo or ESC without
-	 * a signal it holds still: surfaces neutral, throttle off. */
+	/* flags bit 32 + i: output i gives no pulses (docs/hil.md). A servo
+	 * without a signal holds where it is; an ESC stops the motor. */
 	for (int i = 0; i < SIM_ACTUATORS; i++)
 		if (m.flags & (1ull << (32 + i)))
-			c[i] = i == 2 ? -1.0f : 0.0f;
+			c[i] = i == 2 ? -1.0f : h->world->actuators[i];
 	if (sim_world_set_actuators(h->world, c, m.mode, m.time_usec) != 0)
 		return;   /* checked above: cannot happen */
 	h->have_controls = true;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -880,9 +881,14 @@ static void summary(struct sim *s, enum end_reason why)
 	}
 	const struct sim_hil_stats *st = &s->hil.st;
 	const struct mavlink_parse_stats *ps = &s->hil.parser.stats;
-	say("simulated %.3f s in %.3f s (%.1fx real time); %llu frames, %llu messages, %llu bytes sent; "
+	struct rusage ru;
+	double cpu = 0.0;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+		      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	say("simulated %.3f s in %.3f s (%.1fx real time), %.3f s of CPU (%.1fx); %llu frames, %llu messages, %llu bytes sent; "
 	    "%llu controls, %llu heartbeats, %llu other messages taken",
-	    t, wall, wall > 0.0 ? t / wall : 0.0, (unsigned long long)st->frames,
+	    t, wall, wall > 0.0 ? t / wall : 0.0, cpu, cpu > 0.0 ? t / cpu : 0.0, (unsigned long long)st->frames,
 	    (unsigned long long)st->msgs_sent, (unsigned long long)st->bytes_sent,
 	    (unsigned long long)st->controls, (unsigned long long)st->heartbeats,
 	    (unsigned long long)st->other_msgs);
