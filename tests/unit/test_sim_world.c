@@ -194,6 +194,73 @@ static void test_sim_world_gps_loss_and_glitch_show_in_the_reports(void **state)
 	assert_true(fabs(n2.x - n0.x) < 2.0);
 }
 
+/* With the GPS's noise off, each report is exactly where the aircraft was
+ * the configured latency earlier: watched during the throw and climb-out,
+ * when it moves at 11 m/s. */
+static void test_sim_world_gps_reports_the_position_of_its_latency_ago(void **state)
+{
+	static struct v3 past[2000];
+	char err[160];
+	struct sim_world_config c;
+	sim_timeline_init(&tl);
+	assert_int_equal(sim_timeline_parse(&tl, "0.5 throw\n", 10, "t", err, sizeof(err)), 0);
+	sim_world_config_default(&c);
+	c.sensors.gps_h_sigma_m = c.sensors.gps_v_sigma_m = c.sensors.gps_vel_sigma_m_s = 0.0;
+	c.sensors.gps_latency_s = 0.3;
+	assert_int_equal(sim_world_init(&w, &c, &tl), 0);
+	set_controls(0, 0.05, 1.0, 0, 128);
+	int checked = 0;
+	while (sim_world_time_us(&w) < 3000000) {
+		sim_world_step(&w, &out);
+		uint64_t k = out.t_us / 1000;
+		past[k % 2000] = w.st.pos_ned_m;
+		if (!(out.fresh & SIM_OUT_GPS))
+			continue;
+		assert_int_equal(w.pub.gps.t_us - w.pub.gps.t_fix_us, 300000);
+		if (out.t_us < 400000)
+			continue;
+		struct sim_lla p = { w.pub.gps.lat_deg, w.pub.gps.lon_deg, w.pub.gps.alt_m };
+		struct v3 n = sim_lla_to_ned(&w.cfg.home, &p);
+		struct v3 then = past[(k - 300) % 2000];
+		assert_true(v3_norm(v3_sub(n, then)) < 0.01);
+		/* and not where it is now, once it moves */
+		if (out.t_us > 1000000)
+			assert_true(v3_norm(v3_sub(n, w.st.pos_ned_m)) > 2.0);
+		checked++;
+	}
+	assert_true(checked >= 12);
+}
+
+/* The pitot's and magnetometer's noise as configured, seen through the world
+ * (the aircraft at rest on the ground in still air). */
+static void test_sim_world_pitot_and_magnetometer_noise_match_their_configuration(void **state)
+{
+	start("", 12);
+	double dp = 0, dp2 = 0, mx = 0, mx2 = 0;
+	int na = 0, nm = 0;
+	while (sim_world_time_us(&w) < 20000000) {
+		sim_world_step(&w, &out);
+		if (out.fresh & SIM_OUT_AIRSPEED) {
+			dp += w.pub.airspeed.diff_pressure_pa;
+			dp2 += w.pub.airspeed.diff_pressure_pa * w.pub.airspeed.diff_pressure_pa;
+			na++;
+		}
+		if (out.fresh & SIM_OUT_MAG) {
+			mx += w.pub.mag.field_gauss.x;
+			mx2 += w.pub.mag.field_gauss.x * w.pub.mag.field_gauss.x;
+			nm++;
+		}
+	}
+	double sd_dp = sqrt(dp2 / na - (dp / na) * (dp / na));
+	double sd_mx = sqrt(mx2 / nm - (mx / nm) * (mx / nm));
+	print_message("pitot sd %.3f Pa over %d, mag x sd %.5f G over %d\n", sd_dp, na, sd_mx, nm);
+	assert_int_equal(na, 1000);   /* 50 Hz */
+	assert_int_equal(nm, 2000);   /* 100 Hz */
+	assert_true(fabs(sd_dp - w.cfg.sensors.airspeed_noise_pa) < 0.1 * w.cfg.sensors.airspeed_noise_pa);
+	assert_true(fabs(dp / na) < 0.2);
+	assert_true(fabs(sd_mx - w.cfg.sensors.mag_noise_gauss) < 0.1 * w.cfg.sensors.mag_noise_gauss);
+}
+
 static void test_sim_world_dropout_clears_and_freeze_holds(void **state)
 {
 	start("1 dropout imu 0.5\n1 freeze baro 1\n1 dropout battery 0\n", 7);
@@ -364,6 +431,8 @@ int main(void)
 		cmocka_unit_test(test_sim_world_throw_accelerates_it_to_flying_speed),
 		cmocka_unit_test(test_sim_world_throw_without_the_motor_glides_down),
 		cmocka_unit_test(test_sim_world_gps_loss_and_glitch_show_in_the_reports),
+		cmocka_unit_test(test_sim_world_gps_reports_the_position_of_its_latency_ago),
+		cmocka_unit_test(test_sim_world_pitot_and_magnetometer_noise_match_their_configuration),
 		cmocka_unit_test(test_sim_world_dropout_clears_and_freeze_holds),
 		cmocka_unit_test(test_sim_world_bias_steps_shift_the_mean),
 		cmocka_unit_test(test_sim_world_scripted_pilot_and_rc_loss),
