@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -578,6 +579,17 @@ static void report_drops(struct log_writer *w, uint64_t now_us)
 		       fresh, who);
 }
 
+/* After a full disk: whether there is room for two buffers again. Without this the
+ * space freed by cutting back the failed write would let logging flap between
+ * resumed and stopped at every retry. */
+static bool has_room(const struct log_writer *w)
+{
+	struct statvfs vfs;
+	if (statvfs(w->dir, &vfs) < 0)
+		return true;            /* cannot tell: let the write decide */
+	return (uint64_t)vfs.f_bavail * vfs.f_frsize >= 2 * (uint64_t)w->cfg.buf_len;
+}
+
 int log_writer_service(struct log_writer *w, uint64_t now_us)
 {
 	uint64_t bytes_before = w->st.bytes_total;
@@ -602,7 +614,9 @@ int log_writer_service(struct log_writer *w, uint64_t now_us)
 
 	bool want = armed || w->cfg.log_disarmed;
 	if (want && w->h < 0 && now_us >= w->next_retry_us) {
-		if (w->st.state == LOG_WRITER_TROUBLE && w->path[0])
+		if (w->st.last_err == -ENOSPC && w->st.state == LOG_WRITER_TROUBLE && !has_room(w))
+			w->next_retry_us = now_us + w->cfg.retry_interval_us;
+		else if (w->st.state == LOG_WRITER_TROUBLE && w->path[0])
 			reopen_file(w, now_us);
 		else
 			open_new_file(w, now_us);
