@@ -122,6 +122,9 @@ void estim_init(struct estim *e, const struct estim_config *cfg)
 
 /* ---- covariance ------------------------------------------------------- */
 
+/* Symmetric, variances in [0, max]. A variance over its bound scales its
+ * whole row and column (keeps P positive semi-definite, unlike clipping the
+ * diagonal alone); a negative one zeroes them. */
 static void cov_fix(struct estim *e)
 {
 	for (int i = 0; i < N; i++) {
@@ -129,7 +132,19 @@ static void cov_fix(struct estim *e)
 			float a = 0.5f * (e->P[i][j] + e->P[j][i]);
 			e->P[i][j] = e->P[j][i] = a;
 		}
-		e->P[i][i] = clampf(e->P[i][i], 0.0f, var_max[i]);
+	}
+	for (int i = 0; i < N; i++) {
+		float v = e->P[i][i];
+		if (v > var_max[i]) {
+			float k = sqrtf(var_max[i] / v);
+			for (int j = 0; j < N; j++) {
+				e->P[i][j] *= k;
+				e->P[j][i] *= k;
+			}
+		} else if (!(v > 0.0f)) {
+			for (int j = 0; j < N; j++)
+				e->P[i][j] = e->P[j][i] = 0.0f;
+		}
 	}
 }
 
@@ -311,16 +326,14 @@ static int fuse_scalar(struct estim *e, const float h[N], float innov, float r)
 		s += h[nz[k]] * pht[nz[k]];
 	if (!(s > r * 0.5f) || !isfinite(innov)) {
 		e->count.numeric_faults++;
-		e->health_extra |= ESTIM_H_NUMERIC;
-		e->numeric_us = e->t_delayed_us;
+		e->numeric_us = e->t_now_us;
 		return -EDOM;
 	}
 	float inv = 1.0f / s;
 	for (int i = 0; i < N; i++)
 		if (e->P[i][i] - pht[i] * pht[i] * inv < 0.0f) {
 			e->count.numeric_faults++;
-			e->health_extra |= ESTIM_H_NUMERIC;
-			e->numeric_us = e->t_delayed_us;
+			e->numeric_us = e->t_now_us;
 			return -EDOM;
 		}
 	float d[N];
@@ -814,10 +827,11 @@ static void delayed_step(struct estim *e, const struct estim_imu_step *s, const 
 		 * rather than publish garbage. */
 		struct estim_counters cnt = e->count;
 		struct estim_config cfg = e->cfg;
+		uint64_t now = e->t_now_us;
 		estim_init(e, &cfg);
 		e->count = cnt;
 		e->count.numeric_faults++;
-		e->health_extra |= ESTIM_H_NUMERIC;
+		e->t_now_us = e->numeric_us = now;
 		return;
 	}
 	if (!e->replayed)
@@ -831,7 +845,6 @@ static void align_reset(struct estim *e)
 	memset(e->align_acc, 0, sizeof(e->align_acc));
 	memset(e->align_gyro, 0, sizeof(e->align_gyro));
 	e->align_time_s = 0.0f;
-	e->align_n = 0;
 	memset(e->align_mag, 0, sizeof(e->align_mag));
 	e->align_mag_n = 0;
 }
@@ -911,7 +924,6 @@ static void align_step(struct estim *e, const float dang[3], const float dvel[3]
 		e->align_gyro[i] += dang[i];
 	}
 	e->align_time_s += dt;
-	e->align_n++;
 	bool mag_ok = !e->cfg.use_mag || e->align_mag_n >= 5;
 	if (!((e->align_time_s >= 1.0f && mag_ok) || e->align_time_s >= 3.0f))
 		return;
@@ -1009,8 +1021,17 @@ int estim_push_imu(struct estim *e, const struct imu_sample *s)
 	}
 	memcpy(e->imu_last_raw, raw, sizeof(raw));
 	estim_accum_add(&e->accum, s->gyro_rad_s, s->accel_m_s2, dt);
-	if (e->accum.dt_s < 1.0f / e->cfg.filter_rate_hz - 0.5f * nominal)
+	/* Steps fall due on a fixed grid, so 400 Hz from 1 kHz samples is
+	 * alternately 2 and 3 samples long and 400 Hz on average. */
+	uint64_t period_us = (uint64_t)(1e6f / e->cfg.filter_rate_hz);
+	uint64_t half_us = (uint64_t)(0.5e6f * nominal);
+	if (e->next_step_us == 0)
+		e->next_step_us = s->t_us + period_us;
+	if (s->t_us + half_us < e->next_step_us)
 		return 0;
+	e->next_step_us += period_us;
+	if (e->next_step_us <= s->t_us)
+		e->next_step_us = s->t_us + period_us;
 	float dang[3], dvel[3];
 	float T = estim_accum_take(&e->accum, dang, dvel);
 	return estim_predict(e, dang, dvel, T, s->t_us) < 0 ? -EINVAL : 1;
@@ -1096,7 +1117,6 @@ int estim_push_airspeed(struct estim *e, const struct airspeed_sample *s)
 	if (isfinite(s->temp_c) && s->temp_c > -60.0f && s->temp_c < 90.0f)
 		rho = e->air_density * e->baro_temp_k / (s->temp_c + 273.15f);
 	float tas = eas * sqrtf(RHO0 / rho);
-	e->last_tas_valid_us = s->t_us;
 	if (!e->running) {
 		e->tas_last_m_s = tas;
 		return -EAGAIN;
@@ -1167,7 +1187,6 @@ int estim_push_gps(struct estim *e, const struct gps_fix *f)
 		return -EINVAL;
 	}
 	e->gps_last_valid_us = f->t_us;
-	e->gps_speed_m_s = sqrtf(f->vel_ned_m_s[0] * f->vel_ned_m_s[0] + f->vel_ned_m_s[1] * f->vel_ned_m_s[1]);
 	if (!e->running)
 		return -EAGAIN;
 	if (!e->origin_set) {
@@ -1238,7 +1257,7 @@ uint32_t estim_health(const struct estim *e)
 		h |= ESTIM_H_IMU_BAD;
 	if (e->imu_frozen_us && e->imu_frozen_us >= e->t_now_us)
 		h |= ESTIM_H_IMU_FROZEN;
-	if (recent(t, e->numeric_us, 10.0f))
+	if (recent(now, e->numeric_us, 10.0f))
 		h |= ESTIM_H_NUMERIC;
 	if (estim_is_converged(e))
 		h |= ESTIM_H_CONVERGED;
@@ -1358,4 +1377,19 @@ void estim_get_state(const struct estim *e, struct vehicle_state *out)
 		out->valid |= VEHICLE_AIRSPEED_VALID;
 	if (e->wind_active && e->P[ESTIM_S_WIND][ESTIM_S_WIND] + e->P[ESTIM_S_WIND + 1][ESTIM_S_WIND + 1] < 4.0f)
 		out->valid |= VEHICLE_WIND_VALID;
+}
+
+void estim_get_ekf_report(const struct estim *e, struct estim_ekf_report *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->flags = estim_ekf_flags(e);
+	/* ArduPilot reports the square roots of the innovation test ratios:
+	 * below 0.5 good, 0.5-0.8 marginal, 1 and above rejected */
+	const struct estim_innov *in = e->innov;
+	out->velocity_variance = sqrt_pos(in[ESTIM_GPS_VEL].test_ratio);
+	out->pos_horiz_variance = sqrt_pos(in[ESTIM_GPS_POS].test_ratio);
+	out->pos_vert_variance = sqrt_pos(fmaxf(in[ESTIM_BARO].test_ratio, in[ESTIM_GPS_HGT].test_ratio));
+	out->compass_variance = sqrt_pos(in[ESTIM_MAG].test_ratio);
+	out->terrain_alt_variance = 0.0f;
+	out->airspeed_variance = sqrt_pos(in[ESTIM_TAS].test_ratio);
 }

@@ -201,6 +201,13 @@ struct estim_gps_obs {
 	bool vel_d_valid;
 };
 
+/* The EKF_STATUS_REPORT message's fields, ArduPilot's convention. */
+struct estim_ekf_report {
+	uint16_t flags;         /* enum estim_ekf_flags */
+	float velocity_variance, pos_horiz_variance, pos_vert_variance;
+	float compass_variance, terrain_alt_variance, airspeed_variance;
+};
+
 /* Caller storage; members are private to estim.c. */
 struct estim {
 	struct estim_config cfg;
@@ -210,6 +217,7 @@ struct estim {
 	float imu_last_raw[6];
 	uint32_t imu_same_count;
 	uint64_t imu_bad_us, imu_frozen_us;
+	uint64_t next_step_us;  /* when the next filter step falls due */
 	float rate_rad_s[3];    /* last bias-corrected body rate */
 	/* delayed-horizon buffers (rings, head = oldest) */
 	struct estim_imu_step imu_buf[ESTIM_IMU_BUF];
@@ -230,7 +238,7 @@ struct estim {
 	bool replayed;          /* output buffer rebuilt during this step */
 	/* alignment */
 	float align_acc[3], align_gyro[3], align_mag[3];
-	uint32_t align_n, align_mag_n;
+	uint32_t align_mag_n;
 	float align_time_s;
 	bool yaw_aligned, ever_aligned;
 	uint32_t fake_pos_div;  /* constant-position fusion decimation */
@@ -247,16 +255,14 @@ struct estim {
 	bool wind_active;
 	bool mag_active;
 	uint64_t gps_fail_since_us, baro_fail_since_us, mag_fail_since_us;
-	uint64_t hgt_reset_us, last_baro_valid_us, last_tas_valid_us;
+	uint64_t hgt_reset_us, last_baro_valid_us;
 	float tas_last_m_s;
 	float hold_pos[3];      /* constant-position mode */
-	float gps_speed_m_s;
 	uint64_t gps_last_valid_us;
 	uint64_t gps_prev_obs_us; /* measurement time of the previous fix used or rejected */
 	/* reporting */
 	struct estim_innov innov[ESTIM_SENSOR_COUNT];
 	struct estim_counters count;
-	uint32_t health_extra;
 	uint64_t numeric_us;
 };
 
@@ -291,6 +297,9 @@ void estim_get_state(const struct estim *e, struct vehicle_state *out);
 /* Innovations, test ratios, variances, counters, health and EKF flags. */
 void estim_get_status(const struct estim *e, struct estim_status *out);
 uint16_t estim_ekf_flags(const struct estim *e);
+/* EKF_STATUS_REPORT: the flags and the square roots of the last innovation
+ * test ratios (velocity, horizontal position, height, compass, airspeed). */
+void estim_get_ekf_report(const struct estim *e, struct estim_ekf_report *out);
 uint32_t estim_health(const struct estim *e);
 /* Attitude, heading and (if GPS is in use) position have converged and
  * nothing is faulted: the arming check. */

@@ -298,11 +298,12 @@ static void print_counts(const struct fly *f)
 		      es.innov[ESTIM_BETA].fused, es.innov[ESTIM_BETA].rejected);
 }
 
-static void check_accuracy(uint64_t seed)
+static void check_accuracy(uint64_t seed, float rate_hz)
 {
 	static struct fly f;
 	struct estim_config c;
 	default_cfg(&c);
+	c.filter_rate_hz = rate_hz;
 	fly_init(&f, seed, &c);
 	/* the whole flight, convergence included, for the record */
 	struct stats all;
@@ -312,7 +313,8 @@ static void check_accuracy(uint64_t seed)
 	memset(&f.st, 0, sizeof(f.st));
 	assert_true(estim_is_converged(&f.e));
 	fly_profile(&f, profile, PROFILE_N);
-	print_message("seed %llu, 60 s to converge (20 s level, a 30 deg turn), not scored:\n", (unsigned long long)seed);
+	print_message("seed %llu, filter at %.0f Hz; 60 s to converge (20 s level, a 30 deg turn), not scored:\n",
+		      (unsigned long long)seed, D(rate_hz));
 	print_stats("  convergence", &all);
 	print_stats("  then 210 s of climbs, level legs, 30-45 deg turns, 5 m/s wind", &f.st);
 	print_message("    wind error after 60 s, against the true wind low-passed over 3 s: RMS %.2f max %.2f m/s; "
@@ -344,16 +346,30 @@ static void check_accuracy(uint64_t seed)
 			 VEHICLE_AIRSPEED_VALID | VEHICLE_WIND_VALID;
 	assert_int_equal(vs.valid & vwant, vwant);
 	assert_true(fabs(D(vs.airspeed_m_s) - f.s.airspeed_m_s) < 1.5);
+	/* EKF_STATUS_REPORT: everything well inside its gate */
+	struct estim_ekf_report rep;
+	estim_get_ekf_report(&f.e, &rep);
+	print_message("    EKF_STATUS_REPORT: flags 0x%04x, velocity %.2f, position %.2f, height %.2f, compass %.2f, "
+		      "airspeed %.2f\n", rep.flags, D(rep.velocity_variance), D(rep.pos_horiz_variance),
+		      D(rep.pos_vert_variance), D(rep.compass_variance), D(rep.airspeed_variance));
+	assert_int_equal(rep.flags, fl);
+	assert_true(rep.velocity_variance < 0.8f && rep.pos_horiz_variance < 0.8f && rep.compass_variance < 0.8f);
 }
 
 static void test_estim_flight_meets_the_accuracy_targets(void **state)
 {
-	check_accuracy(7);
+	check_accuracy(7, 200.0f);
 }
 
 static void test_estim_flight_meets_them_with_other_noise(void **state)
 {
-	check_accuracy(3);
+	check_accuracy(3, 200.0f);
+}
+
+static void test_estim_flight_meets_them_at_100_and_400_hz(void **state)
+{
+	check_accuracy(7, 100.0f);
+	check_accuracy(7, 400.0f);
 }
 
 static void test_estim_flight_dead_reckons_through_a_gps_loss(void **state)
@@ -709,6 +725,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_estim_flight_meets_the_accuracy_targets),
 		cmocka_unit_test(test_estim_flight_meets_them_with_other_noise),
+		cmocka_unit_test(test_estim_flight_meets_them_at_100_and_400_hz),
 		cmocka_unit_test(test_estim_flight_dead_reckons_through_a_gps_loss),
 		cmocka_unit_test(test_estim_flight_rejects_a_gps_glitch_then_follows_a_lasting_jump),
 		cmocka_unit_test(test_estim_flight_rejects_magnetic_interference),

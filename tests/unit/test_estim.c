@@ -1,0 +1,807 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* Estimator checks on exact synthetic trajectories: the IMU delta
+ * accumulator, alignment, the delayed horizon, each fusion and its gate,
+ * covariance health, flags and the WGS84 conversion. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "geo.h"
+
+#include "estim/estim.h"
+#include "estim/estim_accum.h"
+#include "estim/estim_math.h"
+
+#define DEG (M_PI / 180.0)
+#define D(x) ((double)(x))
+#define G 9.80665
+#define DECL_DEG 10.0
+#define INCL_DEG (-60.0)
+#define FIELD_GAUSS 0.5
+#define LAT0 (-35.0)
+#define LON0 149.0
+#define ALT0 600.0
+
+/* ---- the accumulator ---------------------------------------------------- */
+
+/* Integrate a quaternion at 100 kHz from an angular-rate function. */
+static void truth_rotation(void (*rate)(double t, double w[3]), double t0, double t1, float rv[3])
+{
+	double q[4] = { 1, 0, 0, 0 };
+	int n = (int)lround((t1 - t0) * 1e5);
+	double h = (t1 - t0) / n;
+	for (int i = 0; i < n; i++) {
+		double w[3];
+		rate(t0 + (i + 0.5) * h, w);
+		double a = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) * h;
+		double s = a > 1e-12 ? sin(a / 2) / (a / h) : h / 2;
+		double dq[4] = { cos(a / 2), w[0] * s, w[1] * s, w[2] * s };
+		double r[4] = {
+			q[0] * dq[0] - q[1] * dq[1] - q[2] * dq[2] - q[3] * dq[3],
+			q[0] * dq[1] + q[1] * dq[0] + q[2] * dq[3] - q[3] * dq[2],
+			q[0] * dq[2] - q[1] * dq[3] + q[2] * dq[0] + q[3] * dq[1],
+			q[0] * dq[3] + q[1] * dq[2] - q[2] * dq[1] + q[3] * dq[0],
+		};
+		memcpy(q, r, sizeof(q));
+	}
+	float qf[4] = { (float)q[0], (float)q[1], (float)q[2], (float)q[3] };
+	em_rotvec_from_quat(qf, rv);
+}
+
+static void coning_rate(double t, double w[3])
+{
+	/* classic coning: a 2 deg cone at 20 Hz */
+	double a = 2.0 * DEG, om = 2 * M_PI * 20;
+	w[0] = a * om * cos(om * t);
+	w[1] = a * om * sin(om * t);
+	w[2] = 0;
+}
+
+static void test_accum_constant_rate_gives_the_exact_rotation(void **state)
+{
+	struct estim_accum a;
+	estim_accum_init(&a);
+	float w[3] = { 0.3f, -0.2f, 0.5f }, f[3] = { 0, 0, -9.8f };
+	for (int i = 0; i < 10; i++)
+		estim_accum_add(&a, w, f, 0.001f);
+	float da[3], dv[3];
+	float T = estim_accum_take(&a, da, dv);
+	assert_true(fabsf(T - 0.01f) < 1e-6f);
+	for (int i = 0; i < 3; i++)
+		assert_true(fabsf(da[i] - w[i] * 0.01f) < 1e-7f);
+	/* nothing left: a second take returns 0 and leaves the outputs alone */
+	da[0] = 42.0f;
+	assert_true(estim_accum_take(&a, da, dv) == 0.0f);
+	assert_true(da[0] == 42.0f);
+}
+
+static void test_accum_coning_correction_beats_a_plain_sum(void **state)
+{
+	struct estim_accum a;
+	estim_accum_init(&a);
+	double t = 0;
+	float naive[3] = { 0, 0, 0 }, f[3] = { 0, 0, 0 };
+	/* one 2.5 ms filter period after a few periods of history */
+	for (int k = 0; k < 4; k++) {
+		float da[3], dv[3];
+		estim_accum_take(&a, da, dv);
+		memset(naive, 0, sizeof(naive));
+		double t0 = t;
+		for (int i = 0; i < 5; i++) {
+			/* a gyro sample is the rate averaged over its interval */
+			double w0[3], w1[3], wm[3];
+			coning_rate(t, w0);
+			coning_rate(t + 0.0005, wm);
+			coning_rate(t + 0.001, w1);
+			float w[3];
+			for (int j = 0; j < 3; j++) {
+				w[j] = (float)((w0[j] + 4 * wm[j] + w1[j]) / 6.0);
+				naive[j] += w[j] * 0.001f;
+			}
+			estim_accum_add(&a, w, f, 0.001f);
+			t += 0.001;
+		}
+		if (k == 3) {
+			float rv[3];
+			truth_rotation(coning_rate, t0, t, rv);
+			float ra[3];
+			estim_accum_take(&a, ra, dv);
+			double e_acc = 0, e_naive = 0;
+			for (int j = 0; j < 3; j++) {
+				e_acc += (D(ra[j]) - D(rv[j])) * (D(ra[j]) - D(rv[j]));
+				e_naive += (D(naive[j]) - D(rv[j])) * (D(naive[j]) - D(rv[j]));
+			}
+			print_message("coning 2 deg at 20 Hz over 5 ms: error %.2e rad with the correction, %.2e without\n",
+				      sqrt(e_acc), sqrt(e_naive));
+			assert_true(sqrt(e_acc) < 0.2 * sqrt(e_naive));
+		}
+	}
+}
+
+static void test_accum_rotating_body_keeps_the_inertial_velocity_change(void **state)
+{
+	/* A body spinning at 2 rad/s about z under a constant 10 m/s^2 force
+	 * along inertial x: over 10 ms the velocity change in the start frame
+	 * is (0.1, 0, 0) exactly; a plain sum of body samples misses the
+	 * rotation by about w T / 2. */
+	struct estim_accum a;
+	estim_accum_init(&a);
+	const double om = 2.0, F = 10.0;
+	float sum[3] = { 0, 0, 0 };
+	for (int i = 0; i < 10; i++) {
+		double tm = (i + 0.5) * 0.001;
+		float w[3] = { 0, 0, (float)om };
+		/* the accelerometer averages the force over its interval */
+		float fb[3] = { (float)(F * cos(om * tm)), (float)(-F * sin(om * tm)), 0 };
+		estim_accum_add(&a, w, fb, 0.001f);
+		for (int j = 0; j < 3; j++)
+			sum[j] += fb[j] * 0.001f;
+	}
+	float da[3], dv[3];
+	estim_accum_take(&a, da, dv);
+	double e = hypot(D(dv[0]) - 0.1, D(dv[1]));
+	double en = hypot(D(sum[0]) - 0.1, D(sum[1]));
+	print_message("rotating body: velocity error %.2e m/s compensated, %.2e plain\n", e, en);
+	assert_true(e < 1e-5);
+	assert_true(en > 5e-4);
+}
+
+/* ---- synthetic trajectories -------------------------------------------- */
+
+struct truth {
+	double pos[3], vel[3];
+	double q[4];
+	double w_body[3];
+	double f_body[3];
+	double airspeed;
+};
+
+typedef void (*traj_fn)(double t, const void *arg, struct truth *out);
+
+static void rot_ned_to_body(const double q[4], const double v[3], double out[3])
+{
+	float qf[4] = { (float)q[0], (float)q[1], (float)q[2], (float)q[3] }, R[3][3];
+	em_quat_to_dcm(qf, R);
+	for (int i = 0; i < 3; i++)
+		out[i] = D(R[0][i]) * v[0] + D(R[1][i]) * v[1] + D(R[2][i]) * v[2];
+}
+
+static void set_euler(struct truth *t, double r, double p, double y)
+{
+	float q[4];
+	em_quat_from_euler((float)r, (float)p, (float)y, q);
+	for (int i = 0; i < 4; i++)
+		t->q[i] = D(q[i]);
+}
+
+/* gravity only in the body frame */
+static void specific_force(struct truth *t, const double acc_ned[3])
+{
+	double f[3] = { acc_ned[0], acc_ned[1], acc_ned[2] - G };
+	rot_ned_to_body(t->q, f, t->f_body);
+}
+
+struct rest_arg {
+	double roll, pitch, yaw;
+};
+
+static void traj_rest(double t, const void *arg, struct truth *o)
+{
+	const struct rest_arg *a = arg;
+	memset(o, 0, sizeof(*o));
+	set_euler(o, a->roll, a->pitch, a->yaw);
+	double z[3] = { 0, 0, 0 };
+	specific_force(o, z);
+}
+
+struct line_arg {
+	double speed;
+};
+
+static void traj_line(double t, const void *arg, struct truth *o)
+{
+	const struct line_arg *a = arg;
+	memset(o, 0, sizeof(*o));
+	set_euler(o, 0, 0, 0);
+	o->pos[0] = a->speed * t;
+	o->vel[0] = a->speed;
+	double z[3] = { 0, 0, 0 };
+	specific_force(o, z);
+	o->airspeed = a->speed;
+}
+
+static void traj_turntable(double t, const void *arg, struct truth *o)
+{
+	const double r = 20 * DEG;
+	memset(o, 0, sizeof(*o));
+	set_euler(o, 0, 0, remainder(r * t, 2 * M_PI));
+	o->w_body[2] = r;
+	double z[3] = { 0, 0, 0 };
+	specific_force(o, z);
+}
+
+/* Straight and level at 20 m/s for 10 s, a 2 s roll-in (tan of the bank
+ * ramping linearly), then a level coordinated turn at 30 deg of bank, in
+ * still air. Heading is closed form; position is integrated once into a
+ * table. */
+#define TURN_V 20.0
+#define TURN_T0 10.0
+#define TURN_TR 2.0
+#define TURN_TABLE 80000  /* 1 ms steps: 80 s */
+static double turn_pos[TURN_TABLE][2];
+
+static void turn_heading(double t, double *psi, double *psid, double *phi, double *phid)
+{
+	const double T = tan(30 * DEG), k = G * T / TURN_V;
+	double s, sd, integ;
+	if (t < TURN_T0) {
+		s = 0;
+		sd = 0;
+		integ = 0;
+	} else if (t < TURN_T0 + TURN_TR) {
+		double u = t - TURN_T0;
+		s = u / TURN_TR;
+		sd = 1.0 / TURN_TR;
+		integ = u * u / (2 * TURN_TR);
+	} else {
+		s = 1;
+		sd = 0;
+		integ = TURN_TR / 2 + (t - TURN_T0 - TURN_TR);
+	}
+	*psi = k * integ;
+	*psid = k * s;
+	*phi = atan(T * s);
+	*phid = T * sd / (1 + T * T * s * s);
+}
+
+static void turn_table_build(void)
+{
+	double x = 0, y = 0;
+	const double h = 1e-4;
+	turn_pos[0][0] = turn_pos[0][1] = 0;
+	for (int i = 1; i < TURN_TABLE; i++) {
+		for (int k = 0; k < 10; k++) {
+			double t = (i - 1) * 1e-3 + (k + 0.5) * h, psi, psid, phi, phid;
+			turn_heading(t, &psi, &psid, &phi, &phid);
+			x += TURN_V * cos(psi) * h;
+			y += TURN_V * sin(psi) * h;
+		}
+		turn_pos[i][0] = x;
+		turn_pos[i][1] = y;
+	}
+}
+
+static void traj_turn(double t, const void *arg, struct truth *o)
+{
+	memset(o, 0, sizeof(*o));
+	double psi, psid, phi, phid;
+	turn_heading(t, &psi, &psid, &phi, &phid);
+	set_euler(o, phi, 0, remainder(psi, 2 * M_PI));
+	double fi = t * 1000;
+	int i = (int)fi;
+	if (i < 0)
+		i = 0;
+	if (i > TURN_TABLE - 2)
+		i = TURN_TABLE - 2;
+	double u = fi - i;
+	o->pos[0] = turn_pos[i][0] * (1 - u) + turn_pos[i + 1][0] * u;
+	o->pos[1] = turn_pos[i][1] * (1 - u) + turn_pos[i + 1][1] * u;
+	o->pos[2] = -100;
+	o->vel[0] = TURN_V * cos(psi);
+	o->vel[1] = TURN_V * sin(psi);
+	o->w_body[0] = phid;
+	o->w_body[1] = psid * sin(phi);
+	o->w_body[2] = psid * cos(phi);
+	double acc[3] = { -TURN_V * psid * sin(psi), TURN_V * psid * cos(psi), 0 };
+	specific_force(o, acc);
+	o->airspeed = TURN_V;
+}
+
+struct synth {
+	struct estim e;
+	traj_fn fn;
+	const void *arg;
+	double t;               /* seconds from start */
+	uint64_t t0_us;
+	double gps_delay_s;
+	bool no_gps, no_mag, no_baro;
+	double gps_offset_n;
+	uint32_t rng;
+};
+
+/* A sensor's last bit: exact synthetic samples would repeat exactly, which
+ * the estimator rightly takes for a stuck IMU. Uniform in [-1, 1). */
+static double dither(uint32_t *r)
+{
+	*r = *r * 1664525u + 1013904223u;
+	return (double)(*r >> 8) / 8388608.0 - 1.0;
+}
+
+static void synth_init(struct synth *s, traj_fn fn, const void *arg, const struct estim_config *c)
+{
+	memset(s, 0, sizeof(*s));
+	estim_init(&s->e, c);
+	s->fn = fn;
+	s->arg = arg;
+	s->t0_us = 5000000;
+	s->gps_delay_s = 0.15;
+}
+
+static void cfg_default(struct estim_config *c)
+{
+	estim_config_default(c);
+	c->mag_declination_deg = (float)DECL_DEG;
+}
+
+static void mag_earth(double m[3])
+{
+	double d = DECL_DEG * DEG, i = INCL_DEG * DEG;
+	m[0] = FIELD_GAUSS * cos(i) * cos(d);
+	m[1] = FIELD_GAUSS * cos(i) * sin(d);
+	m[2] = FIELD_GAUSS * sin(i);
+}
+
+/* Run the trajectory for dur seconds at 1 kHz with every sensor. */
+static void synth_run(struct synth *s, double dur)
+{
+	long n = lround(dur * 1000);
+	for (long k = 0; k < n; k++) {
+		s->t += 0.001;
+		long ms = lround(s->t * 1000);
+		uint64_t t_us = s->t0_us + (uint64_t)ms * 1000;
+		struct truth tr;
+		/* the IMU reports the average over its last millisecond */
+		s->fn(s->t - 0.0005, s->arg, &tr);
+		struct imu_sample is = { .t_us = t_us };
+		for (int i = 0; i < 3; i++) {
+			is.gyro_rad_s[i] = (float)(tr.w_body[i] + 1e-5 * dither(&s->rng));
+			is.accel_m_s2[i] = (float)(tr.f_body[i] + 1e-4 * dither(&s->rng));
+		}
+		estim_push_imu(&s->e, &is);
+		s->fn(s->t, s->arg, &tr);
+		double h = ALT0 - tr.pos[2];
+		float p = (float)(101325.0 * pow(1.0 - h / 44330.77, 1.0 / 0.190263));
+		if (ms % 20 == 0 && !s->no_baro) {
+			struct baro_sample b = { t_us, p, 15.0f };
+			estim_push_baro(&s->e, &b);
+		}
+		if (ms % 10 == 0 && !s->no_mag) {
+			double me[3], mb[3];
+			mag_earth(me);
+			rot_ned_to_body(tr.q, me, mb);
+			struct mag_sample m = { .t_us = t_us };
+			for (int i = 0; i < 3; i++)
+				m.field_ut[i] = (float)(mb[i] * 100.0);
+			estim_push_mag(&s->e, &m);
+		}
+		if (ms % 20 == 0 && tr.airspeed > 0) {
+			double rho = D(p) / (287.05 * 288.15);
+			struct airspeed_sample a = { t_us, (float)(0.5 * rho * tr.airspeed * tr.airspeed), 15.0f };
+			estim_push_airspeed(&s->e, &a);
+		}
+		if (ms % 200 == 0 && !s->no_gps && s->t > s->gps_delay_s) {
+			struct truth g;
+			s->fn(s->t - s->gps_delay_s, s->arg, &g);
+			struct gps_fix f;
+			memset(&f, 0, sizeof(f));
+			f.t_us = t_us;
+			f.fix = GPS_FIX_3D;
+			f.num_sv = 12;
+			f.lat_deg = LAT0 + (g.pos[0] + s->gps_offset_n) / 110946.0;
+			f.lon_deg = LON0 + g.pos[1] / (111319.5 * cos(LAT0 * DEG));
+			f.alt_msl_m = (float)(ALT0 - g.pos[2]);
+			for (int i = 0; i < 3; i++)
+				f.vel_ned_m_s[i] = (float)g.vel[i];
+			f.vel_down_valid = true;
+			f.h_acc_m = 0.8f;
+			f.v_acc_m = 1.2f;
+			f.s_acc_m_s = 0.2f;
+			estim_push_gps(&s->e, &f);
+		}
+	}
+}
+
+/* Errors of the published state against the truth now. */
+static void synth_errors(const struct synth *s, double *att_deg, double *yaw_deg, double *pos_m, double *vel_m_s)
+{
+	struct truth tr;
+	s->fn(s->t, s->arg, &tr);
+	struct vehicle_state vs;
+	estim_get_state(&s->e, &vs);
+	float qt[4] = { (float)tr.q[0], (float)tr.q[1], (float)tr.q[2], (float)tr.q[3] };
+	float r, p, y;
+	em_quat_to_euler(qt, &r, &p, &y);
+	*att_deg = fmax(fabs(D(vs.roll_rad - r)), fabs(D(vs.pitch_rad - p))) / DEG;
+	*yaw_deg = fabs(remainder(D(vs.yaw_rad - y), 2 * M_PI)) / DEG;
+	/* the synthetic GPS uses a flat-earth scale; use the same one back */
+	double en = (vs.lat_deg - LAT0) * 110946.0 - tr.pos[0];
+	double ee = (vs.lon_deg - LON0) * 111319.5 * cos(LAT0 * DEG) - tr.pos[1];
+	*pos_m = hypot(en, ee);
+	*vel_m_s = sqrt(pow(D(vs.vel_ned_m_s[0]) - tr.vel[0], 2) + pow(D(vs.vel_ned_m_s[1]) - tr.vel[1], 2) +
+			pow(D(vs.vel_ned_m_s[2]) - tr.vel[2], 2));
+}
+
+static void test_estim_aligns_tilt_and_heading_at_rest(void **state)
+{
+	static struct synth s;
+	struct estim_config c;
+	cfg_default(&c);
+	struct rest_arg a = { 10 * DEG, -5 * DEG, 60 * DEG };
+	synth_init(&s, traj_rest, &a, &c);
+	assert_int_equal(estim_ekf_flags(&s.e), ESTIM_EKF_UNINITIALIZED);
+	s.no_gps = true;
+	synth_run(&s, 0.5);
+	assert_false(estim_health(&s.e) & ESTIM_H_ALIGNED);
+	synth_run(&s, 1.0);
+	uint32_t h = estim_health(&s.e);
+	assert_true(h & ESTIM_H_ALIGNED);
+	assert_true(h & ESTIM_H_YAW_ALIGNED);
+	/* no GPS yet: attitude, constant-position mode */
+	uint16_t f = estim_ekf_flags(&s.e);
+	assert_true(f & ESTIM_EKF_ATTITUDE);
+	assert_true(f & ESTIM_EKF_CONST_POS_MODE);
+	assert_false(f & ESTIM_EKF_POS_HORIZ_ABS);
+	struct vehicle_state vs;
+	estim_get_state(&s.e, &vs);
+	print_message("aligned at rest: roll %.3f pitch %.3f yaw %.3f deg (true 10, -5, 60)\n",
+		      D(vs.roll_rad) / DEG, D(vs.pitch_rad) / DEG, D(vs.yaw_rad) / DEG);
+	assert_true(fabs(D(vs.roll_rad) / DEG - 10) < 0.1);
+	assert_true(fabs(D(vs.pitch_rad) / DEG + 5) < 0.1);
+	assert_true(fabs(D(vs.yaw_rad) / DEG - 60) < 0.3);
+	assert_true(isnan(vs.lat_deg));
+	assert_false(vs.valid & VEHICLE_POSITION_VALID);
+	assert_true(vs.valid & VEHICLE_ATTITUDE_VALID);
+	/* GPS arrives: origin, absolute position, converged */
+	s.no_gps = false;
+	synth_run(&s, 20.0);
+	f = estim_ekf_flags(&s.e);
+	assert_true(f & ESTIM_EKF_POS_HORIZ_ABS);
+	assert_false(f & ESTIM_EKF_CONST_POS_MODE);
+	assert_true(estim_is_converged(&s.e));
+	double ea, ey, ep, ev;
+	synth_errors(&s, &ea, &ey, &ep, &ev);
+	assert_true(ea < 0.1 && ey < 0.3 && ep < 0.1 && ev < 0.05);
+}
+
+static void test_estim_tracks_a_turntable(void **state)
+{
+	static struct synth s;
+	struct estim_config c;
+	cfg_default(&c);
+	synth_init(&s, traj_turntable, NULL, &c);
+	/* align before it spins: the truth starts rotating at t = 0, so give
+	 * alignment a still start by holding the first 2 s */
+	struct rest_arg a = { 0, 0, 0 };
+	s.fn = traj_rest;
+	s.arg = &a;
+	synth_run(&s, 2.0);
+	s.fn = traj_turntable;
+	s.arg = NULL;
+	s.t = 0;
+	s.t0_us += 2000000;
+	double worst = 0;
+	for (int i = 0; i < 30; i++) {
+		synth_run(&s, 1.0);
+		double ea, ey, ep, ev;
+		synth_errors(&s, &ea, &ey, &ep, &ev);
+		worst = fmax(worst, fmax(ea, ey));
+	}
+	print_message("turntable at 20 deg/s for 30 s: worst attitude/heading error %.3f deg\n", worst);
+	assert_true(worst < 0.5);
+}
+
+static void test_estim_tracks_a_coordinated_turn(void **state)
+{
+	static struct synth s;
+	struct estim_config c;
+	cfg_default(&c);
+	turn_table_build();
+	synth_init(&s, traj_turn, NULL, &c);
+	synth_run(&s, TURN_T0);
+	double ea, ey, ep, ev, wa = 0, wy = 0, wp = 0, wv = 0;
+	synth_errors(&s, &ea, &ey, &ep, &ev);
+	print_message("straight at 20 m/s: attitude %.3f yaw %.3f deg, position %.3f m, velocity %.3f m/s\n", ea, ey,
+		      ep, ev);
+	for (int i = 0; i < 600; i++) {
+		synth_run(&s, 0.1);
+		synth_errors(&s, &ea, &ey, &ep, &ev);
+		wa = fmax(wa, ea);
+		wy = fmax(wy, ey);
+		wp = fmax(wp, ep);
+		wv = fmax(wv, ev);
+	}
+	print_message("60 s in a 30 deg coordinated turn: worst attitude %.3f yaw %.3f deg, position %.3f m, "
+		      "velocity %.3f m/s\n", wa, wy, wp, wv);
+	assert_true(wa < 0.3 && wy < 0.5 && wp < 0.5 && wv < 0.15);
+	struct estim_status es;
+	estim_get_status(&s.e, &es);
+	assert_true(es.health & ESTIM_H_AIRSPEED_USED);
+	assert_true(es.health & ESTIM_H_BETA_USED);
+	assert_true(hypotf(es.wind_ne_m_s[0], es.wind_ne_m_s[1]) < 0.3f);
+
+	/* a filter started in the turn refuses to align: it is accelerating */
+	estim_init(&s.e, &c);
+	synth_run(&s, 4.0);
+	assert_false(estim_health(&s.e) & ESTIM_H_ALIGNED);
+}
+
+/* The delayed horizon: with the right GPS delay the published position is
+ * where the vehicle is now; treating the 150 ms old fix as current would
+ * leave it 2.25 m behind at 15 m/s. */
+static double line_pos_error(float gps_delay_ms)
+{
+	static struct synth s;
+	struct estim_config c;
+	cfg_default(&c);
+	c.gps_delay_ms = gps_delay_ms;
+	c.use_airspeed = false;
+	c.use_beta = false;
+	struct line_arg la = { 15 };
+	synth_init(&s, traj_line, &la, &c);
+	synth_run(&s, 20.0);
+	double ea, ey, ep, ev;
+	synth_errors(&s, &ea, &ey, &ep, &ev);
+	return ep;
+}
+
+static void test_estim_fuses_gps_at_its_measurement_time(void **state)
+{
+	double right = line_pos_error(150.0f), wrong = line_pos_error(0.0f);
+	print_message("15 m/s, GPS 150 ms late: position error %.3f m with the delay, %.3f m without\n", right, wrong);
+	assert_true(right < 0.3);
+	assert_true(wrong > 1.5);
+}
+
+static void test_estim_gps_fusion_follows_the_kalman_gain_and_gates_jumps(void **state)
+{
+	static struct synth s;
+	struct estim_config c;
+	cfg_default(&c);
+	struct rest_arg a = { 0, 0, 0 };
+	synth_init(&s, traj_rest, &a, &c);
+	synth_run(&s, 30.0);
+	struct estim_status es;
+	estim_get_status(&s.e, &es);
+	assert_true(es.innov[ESTIM_GPS_POS].fused > 100);
+	float pvar = es.var_diag[ESTIM_S_POS];
+	float n0 = s.e.x.pos[0];
+	/* one fix 2 m north: innovation 2 m, variance P + R, gain P / (P + R) */
+	s.gps_offset_n = 2.0;
+	synth_run(&s, 0.2);   /* one fix, 150 ms old when it arrives */
+	s.gps_offset_n = 0.0;
+	synth_run(&s, 0.17);  /* fused on the delayed horizon, before the next */
+	estim_get_status(&s.e, &es);
+	float r = 0.8f * 0.8f;  /* the fix's h_acc (above the 0.5 m floor) */
+	float y = es.innov[ESTIM_GPS_POS].innov[0];
+	float S = es.innov[ESTIM_GPS_POS].var[0];
+	print_message("2 m fix: innovation %.3f m, variance %.4f (P %.4f + R %.4f), test ratio %.3f\n", D(y), D(S),
+		      D(pvar), D(r), D(es.innov[ESTIM_GPS_POS].test_ratio));
+	assert_true(fabsf(y - 2.0f) < 0.05f);
+	assert_true(fabsf(S - (pvar + r)) < 0.05f * S);
+	assert_true(fabsf(es.innov[ESTIM_GPS_POS].test_ratio - y * y / (25.0f * S)) < 1e-3f);
+	float moved = s.e.x.pos[0] - n0;
+	assert_true(moved > 0.5f * y * pvar / S && moved < 1.5f * y * pvar / S + 0.05f);
+
+	/* a 100 m jump: rejected, counted, flagged; the state does not move */
+	synth_run(&s, 5.0);
+	estim_get_status(&s.e, &es);
+	uint32_t rej = es.innov[ESTIM_GPS_POS].rejected;
+	s.gps_offset_n = 100.0;
+	synth_run(&s, 1.0);
+	estim_get_status(&s.e, &es);
+	assert_true(es.innov[ESTIM_GPS_POS].rejected >= rej + 4);
+	assert_true(es.innov[ESTIM_GPS_POS].test_ratio > 1.0f);
+	assert_true(es.ekf_flags & ESTIM_EKF_GPS_GLITCHING);
+	assert_true(fabsf(s.e.x.pos[0]) < 0.5f);
+}
+
+static void test_estim_baro_rebases_when_it_disagrees_with_gps_height(void **state)
+{
+	static struct synth s;
+	struct estim_config c;
+	cfg_default(&c);
+	struct rest_arg a = { 0, 0, 0 };
+	synth_init(&s, traj_rest, &a, &c);
+	synth_run(&s, 20.0);
+	struct estim_status es;
+	estim_get_status(&s.e, &es);
+	assert_int_equal(es.count.baro_resets, 0);
+	assert_true(es.health & ESTIM_H_BARO_USED);
+	/* the baro jumps by 25 m (a pressure step: a door, a sealed case):
+	 * rejected, then after hgt_disagree_reset_s its bias is rebased and
+	 * the height stays with GPS */
+	s.no_baro = true;
+	for (int k = 0; k < 12000; k++) {
+		s.t += 0.001;
+		long ms = lround(s.t * 1000);
+		uint64_t t_us = s.t0_us + (uint64_t)ms * 1000;
+		struct truth tr;
+		traj_rest(s.t, &a, &tr);
+		struct imu_sample is = { .t_us = t_us };
+		for (int i = 0; i < 3; i++) {
+			is.gyro_rad_s[i] = (float)(tr.w_body[i] + 1e-5 * dither(&s.rng));
+			is.accel_m_s2[i] = (float)(tr.f_body[i] + 1e-4 * dither(&s.rng));
+		}
+		estim_push_imu(&s.e, &is);
+		if (ms % 20 == 0) {
+			float p = (float)(101325.0 * pow(1.0 - (ALT0 + 25.0) / 44330.77, 1.0 / 0.190263));
+			struct baro_sample b = { t_us, p, 15.0f };
+			estim_push_baro(&s.e, &b);
+		}
+		if (ms % 200 == 0) {
+			struct gps_fix f;
+			memset(&f, 0, sizeof(f));
+			f.t_us = t_us;
+			f.fix = GPS_FIX_3D;
+			f.num_sv = 12;
+			f.lat_deg = LAT0;
+			f.lon_deg = LON0;
+			f.alt_msl_m = (float)ALT0;
+			f.vel_down_valid = true;
+			f.h_acc_m = 0.8f;
+			f.v_acc_m = 1.2f;
+			estim_push_gps(&s.e, &f);
+		}
+	}
+	estim_get_status(&s.e, &es);
+	struct vehicle_state vs;
+	estim_get_state(&s.e, &vs);
+	print_message("baro 25 m off: %u rejected, %u rebase, baro bias %.1f m, height error %.2f m\n",
+		      es.innov[ESTIM_BARO].rejected, es.count.baro_resets, D(es.baro_bias_m), D(vs.alt_msl_m) - ALT0);
+	assert_true(es.innov[ESTIM_BARO].rejected > 100);
+	assert_int_equal(es.count.baro_resets, 1);
+	assert_true(es.health & ESTIM_H_HGT_DISAGREE);
+	assert_true(fabsf(es.baro_bias_m - 25.0f) < 3.0f);
+	assert_true(fabs(D(vs.alt_msl_m) - ALT0) < 3.0);
+}
+
+static void test_estim_covariance_stays_symmetric_bounded_and_finite(void **state)
+{
+	/* a long run with no aiding but the compass: variances grow to their bounds */
+	static struct synth s;
+	struct estim_config c;
+	cfg_default(&c);
+	struct rest_arg a = { 0.1, 0.05, 1.0 };
+	synth_init(&s, traj_rest, &a, &c);
+	synth_run(&s, 5.0);
+	s.no_gps = true;
+	s.no_baro = true;
+	synth_run(&s, 120.0);
+	for (int i = 0; i < ESTIM_NSTATES; i++) {
+		assert_true(isfinite(s.e.P[i][i]) && s.e.P[i][i] >= 0.0f);
+		for (int j = 0; j < ESTIM_NSTATES; j++) {
+			assert_true(isfinite(s.e.P[i][j]));
+			assert_true(s.e.P[i][j] == s.e.P[j][i]);
+			/* Cauchy-Schwarz, with float slack */
+			if (!(s.e.P[i][j] * s.e.P[i][j] <= s.e.P[i][i] * s.e.P[j][j] * 1.01f + 1e-12f))
+				print_message("P[%d][%d] = %g, diagonals %g %g\n", i, j, D(s.e.P[i][j]), D(s.e.P[i][i]), D(s.e.P[j][j]));
+			assert_true(s.e.P[i][j] * s.e.P[i][j] <= s.e.P[i][i] * s.e.P[j][j] * 1.01f + 1e-12f);
+		}
+	}
+	struct estim_status es;
+	estim_get_status(&s.e, &es);
+	assert_true(es.health & ESTIM_H_DEAD_RECKONING);
+	assert_true(es.health & ESTIM_H_BARO_FAULT);
+	assert_false(es.ekf_flags & ESTIM_EKF_POS_HORIZ_ABS);
+	assert_false(es.ekf_flags & ESTIM_EKF_VELOCITY_VERT);
+	assert_int_equal(es.count.numeric_faults, 0);
+}
+
+static void test_estim_rejects_bad_samples_and_counts_them(void **state)
+{
+	static struct estim e;
+	struct estim_config c;
+	cfg_default(&c);
+	estim_init(&e, &c);
+	struct imu_sample s = { .t_us = 1000 };
+	s.accel_m_s2[2] = -9.8f;
+	assert_int_equal(estim_push_imu(&e, &s), 0);
+	s.t_us = 2000;
+	s.gyro_rad_s[1] = NAN;
+	assert_int_equal(estim_push_imu(&e, &s), -EINVAL);
+	s.gyro_rad_s[1] = 100.0f;  /* 5700 deg/s: no gyro we fly measures this */
+	assert_int_equal(estim_push_imu(&e, &s), -EINVAL);
+	s.gyro_rad_s[1] = 0;
+	s.t_us = 500;              /* time going backwards */
+	assert_int_equal(estim_push_imu(&e, &s), -EINVAL);
+	float d[3] = { 0, 0, 0 }, v[3] = { 0, 0, INFINITY };
+	assert_int_equal(estim_predict(&e, d, v, 0.005f, 3000), -EINVAL);
+	v[2] = 0;
+	assert_int_equal(estim_predict(&e, d, v, -1.0f, 3000), -EINVAL);
+	struct estim_status es;
+	estim_get_status(&e, &es);
+	assert_int_equal(es.count.imu_invalid, 3);
+	struct baro_sample b = { 1000, 0.0f, 20.0f };
+	assert_int_equal(estim_push_baro(&e, &b), -EINVAL);
+	b.pressure_pa = 200000.0f;
+	assert_int_equal(estim_push_baro(&e, &b), -EINVAL);
+	b.pressure_pa = 95000.0f;
+	assert_int_equal(estim_push_baro(&e, &b), -EAGAIN);  /* fine, not running yet */
+	struct gps_fix g;
+	memset(&g, 0, sizeof(g));
+	g.fix = GPS_FIX_2D;
+	g.num_sv = 12;
+	g.lat_deg = LAT0;
+	g.lon_deg = LON0;
+	assert_int_equal(estim_push_gps(&e, &g), -EINVAL);
+	g.fix = GPS_FIX_3D;
+	g.lat_deg = 91.0;
+	assert_int_equal(estim_push_gps(&e, &g), -EINVAL);
+	g.lat_deg = 0;
+	g.lon_deg = 0;  /* null island: an uninitialised receiver */
+	assert_int_equal(estim_push_gps(&e, &g), -EINVAL);
+	g.lat_deg = LAT0;
+	g.lon_deg = LON0;
+	g.h_acc_m = 50.0f;
+	assert_int_equal(estim_push_gps(&e, &g), -EINVAL);
+	g.h_acc_m = NAN;            /* NMEA: unknown accuracy is allowed */
+	assert_int_equal(estim_push_gps(&e, &g), -EAGAIN);
+	struct mag_sample m = { .t_us = 1000, .field_ut = { 500.0f, 0, 0 } };
+	assert_int_equal(estim_push_mag(&e, &m), -EINVAL);
+	struct airspeed_sample as = { 1000, INFINITY, 20.0f };
+	assert_int_equal(estim_push_airspeed(&e, &as), -EINVAL);
+	estim_get_status(&e, &es);
+	assert_int_equal(es.count.baro_invalid, 2);
+	assert_int_equal(es.count.gps_invalid, 4);
+	assert_int_equal(es.count.mag_invalid, 1);
+	assert_int_equal(es.count.airspeed_invalid, 1);
+	assert_true(es.health & ESTIM_H_IMU_BAD);
+}
+
+static void test_estim_wgs84_conversion_matches_the_ellipsoid(void **state)
+{
+	static struct synth s;
+	struct estim_config c;
+	cfg_default(&c);
+	struct rest_arg a = { 0, 0, 0 };
+	synth_init(&s, traj_rest, &a, &c);
+	float ned[3] = { 0, 0, 0 };
+	double lat, lon;
+	float alt;
+	assert_int_equal(estim_ned_to_wgs84(&s.e, ned, &lat, &lon, &alt), -ENODATA);
+	synth_run(&s, 3.0);
+	assert_int_equal(estim_ned_to_wgs84(&s.e, ned, &lat, &lon, &alt), 0);
+	/* against the simulator's exact ECEF conversion, 2 km out */
+	struct sim_lla o = { s.e.origin_lat_deg, s.e.origin_lon_deg, s.e.origin_alt_m };
+	double worst = 0;
+	for (int k = 0; k < 8; k++) {
+		double b = k * M_PI / 4;
+		float p[3] = { (float)(2000 * cos(b)), (float)(2000 * sin(b)), -50.0f };
+		assert_int_equal(estim_ned_to_wgs84(&s.e, p, &lat, &lon, &alt), 0);
+		struct sim_lla q = { lat, lon, D(alt) };
+		struct v3 exact = sim_lla_to_ned(&o, &q);
+		worst = fmax(worst, hypot(exact.x - D(p[0]), exact.y - D(p[1])));
+		float back[3];
+		assert_int_equal(estim_wgs84_to_ned(&s.e, lat, lon, alt, back), 0);
+		for (int i = 0; i < 3; i++)
+			assert_true(fabsf(back[i] - p[i]) < 0.01f);
+	}
+	print_message("local NED to WGS84, 2 km from the origin: %.3f m from the exact ECEF conversion\n", worst);
+	assert_true(worst < 0.5);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_accum_constant_rate_gives_the_exact_rotation),
+		cmocka_unit_test(test_accum_coning_correction_beats_a_plain_sum),
+		cmocka_unit_test(test_accum_rotating_body_keeps_the_inertial_velocity_change),
+		cmocka_unit_test(test_estim_aligns_tilt_and_heading_at_rest),
+		cmocka_unit_test(test_estim_tracks_a_turntable),
+		cmocka_unit_test(test_estim_tracks_a_coordinated_turn),
+		cmocka_unit_test(test_estim_fuses_gps_at_its_measurement_time),
+		cmocka_unit_test(test_estim_gps_fusion_follows_the_kalman_gain_and_gates_jumps),
+		cmocka_unit_test(test_estim_baro_rebases_when_it_disagrees_with_gps_height),
+		cmocka_unit_test(test_estim_covariance_stays_symmetric_bounded_and_finite),
+		cmocka_unit_test(test_estim_rejects_bad_samples_and_counts_them),
+		cmocka_unit_test(test_estim_wgs84_conversion_matches_the_ellipsoid),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
