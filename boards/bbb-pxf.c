@@ -13,12 +13,17 @@
  * Chip-select lines are requested at start-up, deselected (high), so no two
  * chips ever answer on the shared bus.
  * The GPS UART (ttyO5) is the usual PXF launch line, not checked on hardware.
+ * Rotation: the 2015 MPU9250 driver's own axis swap (ROLL_180_YAW_90) then
+ * the PXF's YAW_180, i.e. ROLL_180_YAW_270; the MPU6000 is taken to sit the
+ * same way (not checked on hardware). The AK8963 inside the MPU9250 is read
+ * through its auxiliary I2C master.
  */
+#include "drivers/rotation.h"
 #include "fulmar/board.h"
 #include "linux/hal_linux.h"
+#include "pru/hal_pru.h"
 
-#define NO_DRIVER "no chip driver yet (src/drivers)"
-#define NO_PRU "no PRU backend yet (hal/pru)"
+#define PXF_ROTATION ROTATION_ROLL_180_YAW_270
 
 #define CS_LINE(nm, desc, chip_name, line) \
 	{ \
@@ -32,19 +37,21 @@
 static const struct board_dev devs[] = {
 	{
 		.name = "imu", .what = "MPU9250 on SPI bus 2", .kind = BOARD_DEV_SPI,
-		.missing = NO_DRIVER,
+		.drv = { .kind = BOARD_DRV_MPU9250, .rotation = PXF_ROTATION, .aux_ak8963 = true,
+			 .setup_speed_hz = 1000000, .chip_select = "imu_cs" },
 		.u.spi = { .cfg = { .path = "/dev/spidev2.0", .mode = 3, .speed_hz = 20000000 },
 			   .open = spi_linux_open },
 	},
 	{
 		.name = "imu2", .what = "MPU6000 on SPI bus 2", .kind = BOARD_DEV_SPI,
-		.missing = NO_DRIVER,
+		.drv = { .kind = BOARD_DRV_MPU6000, .rotation = PXF_ROTATION,
+			 .setup_speed_hz = 500000, .chip_select = "imu2_cs" },
 		.u.spi = { .cfg = { .path = "/dev/spidev2.0", .mode = 3, .speed_hz = 20000000 },
 			   .open = spi_linux_open },
 	},
 	{
 		.name = "baro", .what = "MS5611 on SPI bus 2", .kind = BOARD_DEV_SPI,
-		.missing = NO_DRIVER,
+		.drv = { .kind = BOARD_DRV_MS5611, .chip_select = "baro_cs" },
 		.u.spi = { .cfg = { .path = "/dev/spidev2.0", .mode = 3, .speed_hz = 10000000 },
 			   .open = spi_linux_open },
 	},
@@ -53,13 +60,13 @@ static const struct board_dev devs[] = {
 	CS_LINE("baro_cs", "MS5611 chip select, P9_42", "gpiochip0", 7),
 	{
 		.name = "rcin", .what = "PRU0 RC input ring (pin P8_15)", .kind = BOARD_DEV_MMIO,
-		.missing = NO_PRU,
+		.drv = { .kind = BOARD_DRV_RCIN, .rcin_mmio = rcin_pru_open },
 		.u.mmio = { .cfg = { .mem_path = "/dev/mem", .phys_base = 0x4A312000, .len = 0x1000 },
 			    .open = mmio_linux_open },
 	},
 	{
 		.name = "rcout", .what = "PRU1 PWM output, 12 channels", .kind = BOARD_DEV_MMIO,
-		.missing = NO_PRU,
+		.drv = { .kind = BOARD_DRV_RCOUT, .rcout_mmio = rcout_pru_open },
 		.u.mmio = { .cfg = { .mem_path = "/dev/mem", .phys_base = 0x4A310000, .len = 0x1000 },
 			    .open = mmio_linux_open },
 	},
@@ -71,7 +78,7 @@ static const struct board_dev devs[] = {
 	},
 	{
 		.name = "gps", .what = "u-blox GPS on UART5", .kind = BOARD_DEV_UART,
-		.missing = NO_DRIVER,
+		.drv = { .kind = BOARD_DRV_UBLOX, .baud = 115200 },
 		.u.uart = { .cfg = { .path = "/dev/ttyO5", .baud = 38400 }, .open = uart_linux_open },
 	},
 	{

@@ -8,33 +8,40 @@
  *             the first three drive the RGB LED), ADS1115 0x48 (battery)
  *   GPIO4     RC input (PPM-sum, SBUS), GPIO27 PCA9685 output enable, low = on
  *   ttyAMA0   telemetry
+ * Rotation: the 2015 MPU9250 driver's axis swap (ROLL_180_YAW_90) and the
+ * Navio's own ROLL_180_YAW_90 cancel: ROTATION_NONE. I2C-1 belongs to the
+ * timer thread (barometer, pitot); the PCA9685 on it is written there from
+ * the pulse widths the main thread publishes (src/daemon/board_io.c). The
+ * u-blox on SPI0 is clocked by the timer thread too (SPI0 also carries the
+ * IMU) and its bytes reach the uart thread's u-blox driver through rings.
  */
+#include "drivers/rotation.h"
 #include "fulmar/board.h"
 #include "linux/hal_linux.h"
-
-#define NO_DRIVER "no chip driver yet (src/drivers)"
 
 static const struct board_dev devs[] = {
 	{
 		.name = "imu", .what = "MPU9250 on SPI0 CE1", .kind = BOARD_DEV_SPI,
-		.missing = NO_DRIVER,
+		.drv = { .kind = BOARD_DRV_MPU9250, .rotation = ROTATION_NONE, .aux_ak8963 = true,
+			 .setup_speed_hz = 1000000 },
 		.u.spi = { .cfg = { .path = "/dev/spidev0.1", .mode = 0, .speed_hz = 20000000 },
 			   .open = spi_linux_open },
 	},
 	{
 		.name = "gps", .what = "u-blox on SPI0 CE0", .kind = BOARD_DEV_SPI,
-		.missing = NO_DRIVER,
+		.drv = { .kind = BOARD_DRV_UBLOX },
 		.u.spi = { .cfg = { .path = "/dev/spidev0.0", .mode = 0, .speed_hz = 5000000 },
 			   .open = spi_linux_open },
 	},
 	{
 		.name = "baro", .what = "MS5611 on I2C-1 at 0x77", .kind = BOARD_DEV_I2C,
-		.missing = NO_DRIVER,
+		.drv = { .kind = BOARD_DRV_MS5611 },
 		.u.i2c = { .cfg = { .path = "/dev/i2c-1" }, .addr = 0x77, .open = i2c_linux_open },
 	},
 	{
 		.name = "pwm", .what = "PCA9685 on I2C-1 at 0x40", .kind = BOARD_DEV_I2C,
-		.missing = NO_DRIVER,
+		.drv = { .kind = BOARD_DRV_PCA9685, .output_enable = "pwm_oe",
+			 .ext_clock_hz = 24576000, .channel_offset = 3, .pwm_hz = 50 },
 		.u.i2c = { .cfg = { .path = "/dev/i2c-1" }, .addr = 0x40, .open = i2c_linux_open },
 	},
 	{
@@ -47,7 +54,7 @@ static const struct board_dev devs[] = {
 	},
 	{
 		.name = "rcin", .what = "RC receiver (PPM-sum/SBUS) on GPIO4", .kind = BOARD_DEV_GPIO,
-		.missing = "no RC protocol decoders yet (src/rc)",
+		.drv = { .kind = BOARD_DRV_RCIN, .rcin_gpio = rcin_gpio_open },
 		.u.gpio = { .cfg = { .chip = "gpiochip0", .offset = 4, .dir = GPIO_DIR_INPUT,
 				     .edge = GPIO_EDGE_BOTH },
 			    .open = gpio_linux_open },
@@ -55,14 +62,23 @@ static const struct board_dev devs[] = {
 	{
 		/* Navio+ divider: 11.3 V per ADC volt (AP_BattMonitor's Navio figure). */
 		.name = "batt_v", .what = "battery voltage, ADS1115 A2", .kind = BOARD_DEV_ANALOG,
+		.drv = { .kind = BOARD_DRV_BATT_VOLT, .scale = 11.3f },
 		.u.analog = { .cfg = { .device = "ads1115", .channel = "voltage2" },
 			      .open = analog_iio_open },
 	},
 	{
 		/* 17 A per ADC volt. */
 		.name = "batt_i", .what = "battery current, ADS1115 A3", .kind = BOARD_DEV_ANALOG,
+		.drv = { .kind = BOARD_DRV_BATT_CURR, .scale = 17.0f },
 		.u.analog = { .cfg = { .device = "ads1115", .channel = "voltage3" },
 			      .open = analog_iio_open },
+	},
+	{
+		/* An external pitot on the I2C header: off until [devices] airspeed = /dev/i2c-1. */
+		.name = "airspeed", .what = "MS4525DO pitot on I2C-1 at 0x28", .kind = BOARD_DEV_I2C,
+		.optional = true,
+		.drv = { .kind = BOARD_DRV_MS4525 },
+		.u.i2c = { .cfg = { .path = "/dev/i2c-1" }, .addr = 0x28, .open = i2c_linux_open },
 	},
 	{
 		.name = "telem", .what = "telemetry radio on the Pi UART", .kind = BOARD_DEV_UART,

@@ -18,6 +18,7 @@
 #include <sysexits.h>
 #include <time.h>
 
+#include "daemon/board_io.h"
 #include "daemon/config.h"
 #include "daemon/devices.h"
 #include "daemon/flight.h"
@@ -41,6 +42,7 @@ static struct devices devs;
 static struct sched sched;
 static struct sensor_hub hub;
 static struct hil hil;
+static struct board_io bio;       /* the board's own sensors and outputs (no --hil) */
 static const char *hil_url;       /* NULL: the board's own sensors and outputs */
 static bool lockstep;
 
@@ -142,7 +144,7 @@ static int setup_tasks(const struct board *board)
 	uint32_t main_hz = cfg.sched.thread[SCHED_MAIN].rate_hz;
 	uint32_t imu_hz = board->imu_rate_hz > main_hz ? board->imu_rate_hz : main_hz;
 	sensors_init(&hub, imu_hz, main_hz, pace_main, &sched);
-	flight_init(&hub, hil_url ? hil_rcout(&hil) : NULL);
+	flight_init(&hub, hil_url ? hil_rcout(&hil) : board_io_rcout(&bio));
 	sched_set_paced(&sched, SCHED_MAIN);
 	const struct sched_task tasks[] = {
 		{ "flight", SCHED_MAIN, 0, flight_task, NULL },
@@ -153,6 +155,8 @@ static int setup_tasks(const struct board *board)
 	size_t n = !hil_url ? 1 : lockstep ? 1 : 3;
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = sched_add_task(&sched, &tasks[i]);
+	if (!rc && !hil_url)
+		rc = board_io_add_tasks(&bio, &sched);
 	if (!rc)
 		rc = services_add_tasks(&sched);
 	if (rc) {
@@ -436,6 +440,15 @@ int main(int argc, char **argv)
 		devices_close(&devs);
 		return rc == -EINVAL ? EX_CONFIG : EX_IOERR;
 	}
+	if (!hil_url) {
+		rc = board_io_open(&bio, &devs, &hub, NULL, err, sizeof(err));
+		if (rc) {
+			log_err("%s", err);
+			services_close();
+			devices_close(&devs);
+			return EX_IOERR;
+		}
+	}
 	if (hil_url) {
 		rc = hil_open(&hil, &hil_spec, &hub, lockstep, err, sizeof(err));
 		if (rc) {
@@ -446,6 +459,7 @@ int main(int argc, char **argv)
 		}
 	}
 	int status = run(board);
+	board_io_close(&bio);
 	hil_close(&hil);
 	services_close();
 	devices_close(&devs);

@@ -13,6 +13,19 @@ const struct param_def param_defs[] = {
 	  "Pre-arm checks: 0 none, 1 all, else a bit per check" },
 	{ "ARMING_REQUIRE", PARAM_INT8, 1, 0, 2, "",
 	  "1: outputs stay off until armed (throttle at minimum)" },
+	/*
+	 * Battery monitor (src/daemon/board_io.c): volts = ADC volts * VOLT_MULT;
+	 * amps = (ADC volts - AMP_OFFSET) * AMP_PERVLT. A multiplier left at 0
+	 * takes the board's figure (Navio+: 11.3 V/V, 17 A/V).
+	 */
+	{ "BATT_AMP_OFFSET", PARAM_FLOAT, 0, -5, 5, "V",
+	  "Battery current sensor output at 0 A" },
+	{ "BATT_AMP_PERVLT", PARAM_FLOAT, 0, 0, 1000, "A/V",
+	  "Battery current per volt of sensor output; 0: the board's figure" },
+	{ "BATT_CAPACITY", PARAM_INT32, 3300, 0, 1000000, "mAh",
+	  "Battery capacity, for the remaining charge" },
+	{ "BATT_VOLT_MULT", PARAM_FLOAT, 0, 0, 1000, "",
+	  "Battery voltage per volt at the ADC; 0: the board's figure" },
 	{ "FS_GCS_ENABL", PARAM_INT8, 0, 0, 2, "",
 	  "Ground-station failsafe: 0 off, 1 heartbeat lost, 2 heartbeat or telemetry lost" },
 	{ "SCHED_LOOP_RATE", PARAM_INT16, 400, 50, 400, "Hz",
