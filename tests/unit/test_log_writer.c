@@ -442,6 +442,37 @@ static void test_log_writer_rotates_at_disarm_and_skips_disarmed_time(void **sta
 	fixture_free(f);
 }
 
+/* Without rotation, a disarm still puts everything on the storage at once. */
+static void test_log_writer_syncs_at_disarm_without_rotating(void **state)
+{
+	struct fixture *f = fixture_new();
+	char path[128];
+	struct df_ev ev = { 0, 10 };
+	struct log_writer_stats st;
+
+	fixture_start(f);
+	log_writer_set_armed(&f->w, true);
+	assert_true(log_writer_service(&f->w, 1000000u) >= 0);
+	ev.t_us = 1000001u;
+	assert_int_equal(log_write_ev(&f->p, &ev), 0);
+	ev.t_us = 1000002u;
+	ev.id = 11;
+	assert_int_equal(log_write_ev(&f->p, &ev), 0);
+	log_writer_set_armed(&f->w, false);
+	/* Well inside the flush and sync intervals: only the disarm can explain it. */
+	assert_true(log_writer_service(&f->w, 1000010u) > 0);
+	log_writer_get_stats(&f->w, &st);
+	assert_int_equal(st.syncs, 1);
+	assert_int_equal(st.state, LOG_WRITER_LOGGING);
+	assert_int_equal(f->ev.n[LOG_EVENT_CLOSED], 0);
+	log_path(f, 1, path, sizeof path);
+	struct df_reader *r = read_log(path, NULL, NULL);
+	assert_int_equal(r->count[DF_ID_EV], 2);
+	free(r);
+	assert_int_equal(log_writer_fini(&f->w, 1000020u), 0);
+	fixture_free(f);
+}
+
 /* Records are on the storage within the flush interval, without a close: a crash
  * (SIGKILL) loses at most that much; fdatasync follows at 1 Hz. */
 static void test_log_writer_flushes_periodically_without_a_close(void **state)
@@ -798,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_log_writer_round_trips_every_logged_type_field_by_field),
 		cmocka_unit_test(test_log_writer_numbers_files_per_boot_and_keeps_max_files),
 		cmocka_unit_test(test_log_writer_rotates_at_disarm_and_skips_disarmed_time),
+		cmocka_unit_test(test_log_writer_syncs_at_disarm_without_rotating),
 		cmocka_unit_test(test_log_writer_flushes_periodically_without_a_close),
 		cmocka_unit_test(test_log_writer_survives_a_full_disk_and_resumes),
 		cmocka_unit_test(test_log_writer_waits_for_a_missing_or_read_only_directory),
