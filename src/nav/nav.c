@@ -31,6 +31,10 @@ void nav_params_default(struct nav_params *p)
 	 * towards the stall in a headwind: flare lower */
 	p->land_flare_alt = 2.0f;
 	p->land_flare_sec = 1.5f;
+	/* the flare's loss of speed needs more angle of attack than the path's
+	 * feed-forward gives; with a 0 degree floor it lands 10 m short, 2 on
+	 * the point */
+	p->tecs.land_pitch_cd = 200.0f;
 }
 
 void nav_init(struct nav *n, double home_lat_deg, double home_lon_deg)
@@ -214,6 +218,9 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 			l1_init(&n->l1);
 		hgt_dem = n->tkoff_alt_m;
 		stage = TECS_STAGE_TAKEOFF;
+		/* climb at the takeoff pitch while faster than the slowest safe
+		 * speed; the nose comes down only to keep that */
+		eas_dem = p->tecs.arspd_fbw_min;
 		level = true;
 		out->throttle_suppressed = !out->launched;
 		out->takeoff_complete = out->launched && hgt >= n->tkoff_alt_m;
@@ -242,7 +249,7 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		.hgt_dem_m = hgt_dem,
 		.eas_dem_m_s = eas_dem,
 		.stage = stage,
-		.ptch_min_takeoff_rad = n->tkoff_pitch_rad,
+		.ptch_takeoff_rad = n->tkoff_pitch_rad,
 	};
 	tecs_update(&n->tecs, &p->tecs, &ti, dt_s);
 

@@ -119,8 +119,8 @@ void nav_set_loiter(struct nav *n, const struct nav_wp *centre, float radius_m, 
 void nav_set_land(struct nav *n, const struct nav_wp *approach_wp, const struct nav_wp *land_wp);
 
 /* Takeoff: throttle off until the launch detector fires, then full throttle,
- * wings within LEVEL_ROLL_LIMIT on the launch heading, pitch at least
- * pitch_deg, until alt_rel_m. */
+ * wings within LEVEL_ROLL_LIMIT on the launch heading, pitch_deg nose up
+ * (lower only while slower than ARSPD_FBW_MIN), until alt_rel_m. */
 void nav_set_takeoff(struct nav *n, float pitch_deg, float alt_rel_m);
 
 /* One step of dt_s. accel_body_m_s2 (may be NULL) is the IMU's specific

@@ -207,8 +207,8 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 	float ske_w = p->tecs_spdweight;
 	if (!in->eas_ok || in->stage == TECS_STAGE_LAND_FLARE)
 		ske_w = 0.0f;
-	else if (t->underspeed)
-		ske_w = 2.0f;
+	else if (t->underspeed || in->stage == TECS_STAGE_TAKEOFF)
+		ske_w = 2.0f;   /* speed first: in a climb-out pitch only guards the speed */
 	float spe_w = 2.0f - ske_w;
 	float seb_dem = spe_dem * spe_w - ske_dem * ske_w;
 	float seb_dot_dem = spe_dot_dem * spe_w - ske_dot_dem * ske_w;
@@ -217,8 +217,8 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 	t->seb_error = seb_dem - seb_est;
 	float seb_dot_err = seb_dot_dem - seb_dot;
 
-	if (in->stage == TECS_STAGE_TAKEOFF && in->ptch_min_takeoff_rad > pitch_min)
-		pitch_min = nav_clampf(in->ptch_min_takeoff_rad, pitch_min, pitch_max);
+	if (in->stage == TECS_STAGE_TAKEOFF)
+		pitch_max = nav_clampf(in->ptch_takeoff_rad, 0.0f, pitch_max);
 	if (in->stage == TECS_STAGE_LAND_FLARE) {
 		float lp = p->land_pitch_cd * 0.01f * NAV_DEG2RAD;
 		if (lp > pitch_min)
@@ -234,20 +234,25 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 	float damp = flare ? p->tecs_land_damp : p->tecs_ptch_damp;
 	float gain_inv = tas * tconst * g * fmaxf(spe_w, ske_w);
 	float temp = t->seb_error + seb_dot_dem * tconst + seb_dot_err * damp;
+	/* The integrator is kept in radians of pitch, so a change of speed or of
+	 * stage (time constant, weights) keeps the trim it holds. Alone it may
+	 * ask for no more than the pitch limits (plus a margin), and it stops
+	 * integrating into a saturated demand: once an error goes it holds only
+	 * what trims the aircraft, not a wound-up excess. */
+	float i_min = pitch_min - TECS_PITCH_INTEG_MARGIN;
+	float i_max = pitch_max + TECS_PITCH_INTEG_MARGIN;
 	if (t->bumpless) {
 		/* take over at the present attitude */
-		t->integ_seb = nav_clampf(in->pitch_rad, pitch_min, pitch_max) * gain_inv - temp;
+		t->integ_seb = nav_clampf(nav_clampf(in->pitch_rad, pitch_min, pitch_max) - temp / gain_inv,
+					  i_min, i_max);
 		t->bumpless = false;
 	}
-	float i_min = gain_inv * (pitch_min - TECS_PITCH_INTEG_MARGIN) - temp;
-	float i_max = gain_inv * (pitch_max + TECS_PITCH_INTEG_MARGIN) - temp;
-	float d_integ = t->seb_error * p->tecs_integ_gain * dt;
-	/* integrate only towards the limit that is not yet reached */
-	if (d_integ > 0.0f)
-		t->integ_seb = fminf(t->integ_seb + d_integ, fmaxf(i_max, t->integ_seb));
-	else
-		t->integ_seb = fmaxf(t->integ_seb + d_integ, fminf(i_min, t->integ_seb));
-	float pitch = (temp + t->integ_seb) / gain_inv;
+	float unclamped = temp / gain_inv + t->integ_seb;
+	float d_integ = t->seb_error * p->tecs_integ_gain * dt / gain_inv;
+	if ((unclamped > pitch_max && d_integ > 0.0f) || (unclamped < pitch_min && d_integ < 0.0f))
+		d_integ = 0.0f;
+	t->integ_seb = nav_clampf(t->integ_seb + d_integ, i_min, i_max);
+	float pitch = temp / gain_inv + t->integ_seb;
 	float step = dt * p->tecs_vert_acc / tas;
 	pitch = nav_clampf(pitch, t->last_pitch_dem_rad - step, t->last_pitch_dem_rad + step);
 	pitch = nav_clampf(pitch, pitch_min, pitch_max);

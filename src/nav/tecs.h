@@ -41,7 +41,8 @@ void tecs_params_default(struct tecs_params *p);
 
 enum tecs_stage {
 	TECS_STAGE_NORMAL = 1,
-	TECS_STAGE_TAKEOFF,        /* full throttle; pitch at least the takeoff pitch */
+	TECS_STAGE_TAKEOFF,        /* full throttle; pitch up to the takeoff pitch, less only to
+				      hold the speed demand (speed weight 2) */
 	TECS_STAGE_LAND_APPROACH,  /* the height demand is a glide path: no smoothing lag */
 	TECS_STAGE_LAND_FLARE,     /* throttle cut, pitch holds the flare path, speed ignored */
 };
@@ -58,7 +59,7 @@ struct tecs_input {
 	float hgt_dem_m;           /* demanded height */
 	float eas_dem_m_s;         /* demanded airspeed (equivalent) */
 	enum tecs_stage stage;
-	float ptch_min_takeoff_rad; /* TAKEOFF stage: lowest pitch demanded */
+	float ptch_takeoff_rad;    /* TAKEOFF stage: the climb-out pitch (the highest demanded) */
 };
 
 struct tecs {
@@ -70,7 +71,7 @@ struct tecs {
 	/* demands after limiting */
 	float tas_dem_adj, tas_rate_dem;
 	float hgt_dem_rl, hgt_dem_adj, hgt_dem_adj_last, hgt_rate_dem;
-	/* integrators */
+	/* integrators: throttle (0..1), pitch (rad) */
 	float integ_thr, integ_seb;
 	float ste_error, seb_error;
 	bool underspeed;

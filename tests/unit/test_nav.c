@@ -1,23 +1,634 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+/* Navigation pieces against closed forms: geometry, L1 on a line and a
+ * circle, TECS's energy split, the landing path, the launch detector, and the
+ * navigator's sequencing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <math.h>
+#include <errno.h>
+#include <string.h>
 
+#include "geo.h"
 #include "nav/nav.h"
+#include "nav/nav_math.h"
 
-static void test_nav_placeholder(void **state)
+#define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (double)(tol))
+#define D2R NAV_DEG2RAD
+
+/* ---- geometry ---- */
+
+static void test_nav_geo_matches_the_exact_tangent_plane_to_1e4_over_kilometres(void **state)
 {
 	(void)state;
+	struct sim_lla home = sim_home_default();
+	const double pts[][2] = { { 1000, 0 }, { 0, 1000 }, { -2000, 1500 }, { 300, -200 } };
+	for (size_t i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
+		struct sim_lla p = sim_ned_to_lla(&home, v3_make(pts[i][0], pts[i][1], 0.0));
+		struct nav_ne ne = nav_geo_ne_from_ll(home.lat_deg, home.lon_deg, p.lat_deg, p.lon_deg);
+		struct v3 exact = sim_lla_to_ned(&home, &p);
+		/* the projection works on the ellipsoid; the simulator's plane is at
+		 * the field's 584 m, where arcs are 584 / 6.36e6 = 9.2e-5 longer */
+		double d = hypot(exact.x, exact.y);
+		assert_near(ne.n_m, exact.x, 1.2e-4 * d + 0.01);
+		assert_near(ne.e_m, exact.y, 1.2e-4 * d + 0.01);
+		double lat, lon;
+		nav_geo_ll_from_ne(home.lat_deg, home.lon_deg, ne, &lat, &lon);
+		assert_near(lat, p.lat_deg, 1e-8);
+		assert_near(lon, p.lon_deg, 1e-8);
+	}
+}
+
+static void test_nav_geo_bearing_distance_and_cross_track(void **state)
+{
+	(void)state;
+	struct nav_ne a = { 0, 0 }, b = { 100, 0 }, e = { 0, 50 }, w = { 0, -50 };
+	assert_near(nav_geo_distance_m(a, (struct nav_ne){ 30, 40 }), 50.0, 1e-4);
+	assert_near(nav_geo_bearing_rad(a, b), 0.0, 1e-6);
+	assert_near(nav_geo_bearing_rad(a, e), 0.5f * NAV_PI_F, 1e-6);
+	assert_near(nav_geo_bearing_rad(a, w), 1.5f * NAV_PI_F, 1e-6);
+	assert_near(nav_geo_bearing_rad(a, (struct nav_ne){ -10, 0 }), NAV_PI_F, 1e-6);
+	/* flying north, east is right */
+	assert_near(nav_geo_xtrack_m(a, b, (struct nav_ne){ 40, 7 }), 7.0, 1e-4);
+	assert_near(nav_geo_xtrack_m(a, b, (struct nav_ne){ 40, -7 }), -7.0, 1e-4);
+	assert_near(nav_geo_along_m(a, b, (struct nav_ne){ 40, -7 }), 40.0, 1e-4);
+	/* flying east, south is right */
+	assert_near(nav_geo_xtrack_m(a, e, (struct nav_ne){ -3, 20 }), 3.0, 1e-4);
+	/* the same from lat/lon */
+	struct sim_lla home = sim_home_default();
+	struct sim_lla pb = sim_ned_to_lla(&home, v3_make(0, 500, 0));
+	assert_near(nav_geo_distance_ll_m(home.lat_deg, home.lon_deg, pb.lat_deg, pb.lon_deg), 500.0, 0.05);
+	assert_near(nav_geo_bearing_ll_rad(home.lat_deg, home.lon_deg, pb.lat_deg, pb.lon_deg),
+		    0.5f * NAV_PI_F, 1e-4);
+	struct nav_wp wa = { home.lat_deg, home.lon_deg, 0 }, wb = { pb.lat_deg, pb.lon_deg, 0 };
+	struct sim_lla pp = sim_ned_to_lla(&home, v3_make(-12, 250, 0));
+	assert_near(nav_geo_xtrack_ll_m(&wa, &wb, pp.lat_deg, pp.lon_deg), 12.0, 0.05);
+}
+
+static void test_nav_geo_waypoint_accepted_inside_radius_or_past_the_line(void **state)
+{
+	(void)state;
+	struct nav_ne a = { 0, 0 }, b = { 300, 0 };
+	/* no next leg: the finish line is perpendicular at b */
+	assert_false(nav_geo_wp_reached(a, b, NULL, (struct nav_ne){ 250, 0 }, 30.0f));
+	assert_true(nav_geo_wp_reached(a, b, NULL, (struct nav_ne){ 280, 0 }, 30.0f));
+	assert_true(nav_geo_wp_reached(a, b, NULL, (struct nav_ne){ 301, -200 }, 30.0f));
+	assert_false(nav_geo_wp_reached(a, b, NULL, (struct nav_ne){ 299, -200 }, 30.0f));
+	/* a right turn of 90 degrees at b: the bisector runs through b at 45
+	 * degrees (north-west to south-east) */
+	struct nav_ne c = { 300, 200 };
+	assert_true(nav_geo_wp_reached(a, b, &c, (struct nav_ne){ 290, 20 }, 5.0f));   /* past it */
+	assert_false(nav_geo_wp_reached(a, b, &c, (struct nav_ne){ 290, -20 }, 5.0f)); /* before */
+	assert_true(nav_geo_wp_reached(a, b, &c, (struct nav_ne){ 240, 70 }, 5.0f));
+}
+
+/* ---- L1 ---- */
+
+static void test_l1_on_the_track_demands_nothing(void **state)
+{
+	(void)state;
+	struct l1_params p;
+	l1_params_default(&p);
+	struct l1 l;
+	l1_init(&l);
+	float v[2] = { 15.0f, 0.0f };
+	l1_update_waypoint(&l, &p, (struct nav_ne){ 100, 0 }, v, (struct nav_ne){ 0, 0 },
+			   (struct nav_ne){ 500, 0 });
+	assert_near(l.lat_acc_m_s2, 0.0, 1e-5);
+	assert_near(l.xtrack_m, 0.0, 1e-5);
+	assert_near(l.l1_dist_m, p.navl1_damping * p.navl1_period * 15.0f / NAV_PI_F, 1e-3);
+	assert_near(l.wp_dist_m, 400.0, 1e-3);
+	assert_near(l.target_bearing_rad, 0.0, 1e-6);
+}
+
+static void test_l1_offset_parallel_to_the_track_matches_closed_form(void **state)
+{
+	(void)state;
+	struct l1_params p;
+	l1_params_default(&p);
+	struct l1 l;
+	float V = 16.0f, L1 = l1_length_m(&p, V), K = 4.0f * p.navl1_damping * p.navl1_damping;
+	float v[2] = { V, 0.0f };
+	for (float e = -30.0f; e <= 30.0f; e += 7.5f) {
+		l1_init(&l);
+		l1_update_waypoint(&l, &p, (struct nav_ne){ 100, e }, v, (struct nav_ne){ 0, 0 },
+				   (struct nav_ne){ 1000, 0 });
+		/* a = K V^2 / L1 sin(-asin(e / L1)) = -K V^2 e / L1^2 */
+		assert_near(l.lat_acc_m_s2, -K * V * V * e / (L1 * L1), 1e-3);
+		assert_near(l.xtrack_m, e, 1e-4);
+	}
+	/* far off the track the capture angle stops at 45 degrees */
+	l1_init(&l);
+	l1_update_waypoint(&l, &p, (struct nav_ne){ 100, -3.0f * L1 }, v, (struct nav_ne){ 0, 0 },
+			   (struct nav_ne){ 1000, 0 });
+	assert_near(l.nu_rad, 0.25f * NAV_PI_F, 1e-4);
+	assert_near(l.lat_acc_m_s2, K * V * V / L1 * sinf(0.25f * NAV_PI_F), 1e-3);
+	/* flying at 30 degrees to the track on it: Nu = -30 degrees */
+	l1_init(&l);
+	float v30[2] = { V * cosf(30 * D2R), V * sinf(30 * D2R) };
+	l1_update_waypoint(&l, &p, (struct nav_ne){ 100, 0 }, v30, (struct nav_ne){ 0, 0 },
+			   (struct nav_ne){ 1000, 0 });
+	assert_near(l.nu_rad, -30 * D2R, 1e-4);
+	assert_near(l1_bank_rad(&l, 0.0f, 1.0f), atanf(l.lat_acc_m_s2 / NAV_G_M_S2), 1e-5);
+}
+
+static void test_l1_flies_to_a_from_far_behind_and_back_to_b_when_past(void **state)
+{
+	(void)state;
+	struct l1_params p;
+	l1_params_default(&p);
+	struct l1 l;
+	l1_init(&l);
+	/* 500 m behind a, flying east: a is due north, 90 degrees left */
+	float v[2] = { 0.0f, 15.0f };
+	l1_update_waypoint(&l, &p, (struct nav_ne){ -500, 0 }, v, (struct nav_ne){ 0, 0 },
+			   (struct nav_ne){ 500, 0 });
+	assert_near(l.nu_rad, -0.5f * NAV_PI_F, 1e-4);
+	assert_true(l.lat_acc_m_s2 < 0.0f);
+	/* 100 m past b, flying on: turn back towards b (limited to 90 degrees) */
+	l1_init(&l);
+	float vn[2] = { 15.0f, 1.0f };
+	l1_update_waypoint(&l, &p, (struct nav_ne){ 600, 10 }, vn, (struct nav_ne){ 0, 0 },
+			   (struct nav_ne){ 500, 0 });
+	assert_near(fabsf(l.nu_rad), 0.5f * NAV_PI_F, 1e-4);
+}
+
+static void test_l1_keeps_its_turn_when_the_target_is_dead_astern(void **state)
+{
+	(void)state;
+	struct l1_params p;
+	l1_params_default(&p);
+	struct l1 l;
+	l1_init(&l);
+	/* far behind a and flying straight away from it: the shortest turn flips
+	 * side with every small wobble of the course */
+	struct nav_ne a = { 0, 0 }, b = { 1000, 0 }, pos = { -500, 0 };
+	float sign0 = 0.0f;
+	for (int i = 0; i < 20; i++) {
+		float wob = (i % 2 ? 1.0f : -1.0f) * 2.0f * D2R;
+		float v[2] = { -15.0f * cosf(wob), 15.0f * sinf(wob) };
+		l1_update_waypoint(&l, &p, pos, v, a, b);
+		if (i == 0)
+			sign0 = l.lat_acc_m_s2 > 0.0f ? 1.0f : -1.0f;
+		assert_true(l.lat_acc_m_s2 * sign0 > 0.0f);
+	}
+}
+
+static void test_l1_loiter_on_the_circle_is_the_centripetal_demand(void **state)
+{
+	(void)state;
+	struct l1_params p;
+	l1_params_default(&p);
+	struct l1 l;
+	const float R = 60.0f, V = 15.0f;
+	/* clockwise, at the north point moving east */
+	l1_init(&l);
+	float ve[2] = { 0.0f, V };
+	l1_update_loiter(&l, &p, (struct nav_ne){ R, 0 }, ve, (struct nav_ne){ 0, 0 }, R, 1);
+	assert_near(l.lat_acc_m_s2, V * V / R, 1e-3);
+	assert_int_equal(l.loiter_captured, 1);
+	/* anticlockwise, at the north point moving west */
+	l1_init(&l);
+	float vw[2] = { 0.0f, -V };
+	l1_update_loiter(&l, &p, (struct nav_ne){ R, 0 }, vw, (struct nav_ne){ 0, 0 }, R, -1);
+	assert_near(l.lat_acc_m_s2, -V * V / R, 1e-3);
+	/* 5 m outside, tangent: PD on the error plus the centripetal term */
+	l1_init(&l);
+	l1_update_loiter(&l, &p, (struct nav_ne){ R + 5, 0 }, ve, (struct nav_ne){ 0, 0 }, R, 1);
+	float w = 2.0f * NAV_PI_F / p.navl1_period;
+	assert_near(l.lat_acc_m_s2, w * w * 5.0f + V * V / (R + 5.0f), 1e-3);
+	assert_near(l.xtrack_m, 5.0, 1e-4);
+	/* far out, heading for the centre: the L1 capture, nearly straight */
+	l1_init(&l);
+	float vs[2] = { -V, 0.0f };
+	l1_update_loiter(&l, &p, (struct nav_ne){ 500, 0 }, vs, (struct nav_ne){ 0, 0 }, R, 1);
+	assert_int_equal(l.loiter_captured, 0);
+	assert_near(l.lat_acc_m_s2, 0.0, 1e-3);
+	/* the bank limit widens a circle too tight for it */
+	assert_near(l1_loiter_radius_m(60.0f, 15.0f, 45 * D2R), 60.0, 1e-4);
+	assert_near(l1_loiter_radius_m(10.0f, 15.0f, 45 * D2R), 225.0f / NAV_G_M_S2, 1e-3);
+}
+
+static void test_l1_turn_distance_is_the_smaller_of_radius_and_l1(void **state)
+{
+	(void)state;
+	struct l1 l;
+	l1_init(&l);
+	l.l1_dist_m = 60.0f;
+	assert_near(l1_turn_distance_m(&l, 90.0f, 1.0f, 0.5f * NAV_PI_F), 60.0, 1e-4);
+	assert_near(l1_turn_distance_m(&l, 40.0f, 1.0f, NAV_PI_F), 40.0, 1e-4);
+	assert_near(l1_turn_distance_m(&l, 90.0f, 1.0f, 0.25f * NAV_PI_F), 30.0, 1e-4);
+	assert_near(l1_turn_distance_m(&l, 40.0f, 1.1f, NAV_PI_F), 40.0f * 1.21f, 1e-3);
+}
+
+/* ---- TECS ---- */
+
+/* Start TECS on target (the bumpless start trims its pitch integrator to the
+ * level attitude), then run it with the inputs given until its demand
+ * filters settle. Integrators off: what is left is the closed form. */
+static void tecs_settle(struct tecs *t, const struct tecs_params *p, const struct tecs_input *in)
+{
+	struct tecs_input on = *in;
+	on.hgt_dem_m = on.hgt_m;
+	on.eas_dem_m_s = on.eas_ok ? on.eas_m_s : on.eas_dem_m_s;
+	tecs_init(t);
+	for (int i = 0; i < 10; i++)
+		tecs_update(t, p, &on, 0.02f);
+	for (int i = 0; i < 2000; i++)
+		tecs_update(t, p, in, 0.02f);
+}
+
+static void tecs_base(struct tecs_params *p, struct tecs_input *in)
+{
+	tecs_params_default(p);
+	p->tecs_integ_gain = 0.0f;
+	memset(in, 0, sizeof(*in));
+	in->hgt_m = 100.0f;
+	in->hgt_dem_m = 100.0f;
+	in->eas_m_s = 15.0f;
+	in->eas_dem_m_s = 15.0f;
+	in->eas_ok = true;
+	in->vel_dot_m_s2 = 0.0f;
+	in->eas2tas = 1.0f;
+	in->stage = TECS_STAGE_NORMAL;
+}
+
+static void test_tecs_on_target_gives_trim_throttle_and_level_pitch(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	tecs_base(&p, &in);
+	tecs_settle(&t, &p, &in);
+	assert_near(t.throttle_dem, p.trim_throttle * 0.01f, 1e-4);
+	/* the bumpless start put the pitch integrator at the present pitch, 0 */
+	assert_near(t.pitch_dem_rad, 0.0, 1e-4);
+	/* a 30 degree bank adds RLL2THR (1/cos^2 - 1) of energy rate */
+	in.roll_rad = 30 * D2R;
+	tecs_settle(&t, &p, &in);
+	float range = (p.tecs_clmb_max + p.tecs_sink_min) * NAV_G_M_S2;
+	float extra = p.tecs_rll2thr * (1.0f / (cosf(in.roll_rad) * cosf(in.roll_rad)) - 1.0f) / range;
+	assert_near(t.throttle_dem, p.trim_throttle * 0.01f + extra, 1e-4);
+}
+
+static void test_tecs_splits_energy_between_throttle_and_pitch(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	tecs_base(&p, &in);
+	const float g = NAV_G_M_S2, V = 15.0f, k_ste = 1.0f / (p.tecs_time_const * (p.tecs_clmb_max + p.tecs_sink_min) * g);
+	/* 4 m low and 2.5 m/s too fast: the same energy, in the wrong form.
+	 * Throttle stays at trim; pitch comes up by SEB / (V TC g). */
+	float dv = sqrtf(V * V + 2.0f * g * 4.0f) - V;
+	in.hgt_dem_m = 100.0f;
+	in.hgt_m = 96.0f;
+	in.eas_dem_m_s = V;
+	struct tecs_input start = in;
+	start.eas_m_s = V + dv;
+	tecs_init(&t);
+	/* on target first, at the fast speed and low height */
+	struct tecs_input on = start;
+	on.hgt_dem_m = on.hgt_m;
+	on.eas_dem_m_s = on.eas_m_s;
+	for (int i = 0; i < 10; i++)
+		tecs_update(&t, &p, &on, 0.02f);
+	for (int i = 0; i < 2000; i++)
+		tecs_update(&t, &p, &start, 0.02f);
+	float vf = V + dv;
+	assert_near(t.throttle_dem, p.trim_throttle * 0.01f, 1e-3);
+	float seb = g * 4.0f + 0.5f * (vf * vf - V * V);
+	assert_near(t.pitch_dem_rad, seb / (vf * p.tecs_time_const * g), 2e-3);
+	/* 4 m low at the right speed: throttle by K STE, pitch by SEB/(V TC g) */
+	tecs_base(&p, &in);
+	in.hgt_m = 96.0f;
+	tecs_settle(&t, &p, &in);
+	assert_near(t.throttle_dem, p.trim_throttle * 0.01f + g * 4.0f * k_ste, 1e-3);
+	assert_near(t.pitch_dem_rad, g * 4.0f / (V * p.tecs_time_const * g), 1e-3);
+	/* the same with speed first (SPDWEIGHT 2): pitch ignores the height */
+	p.tecs_spdweight = 2.0f;
+	tecs_settle(&t, &p, &in);
+	assert_near(t.pitch_dem_rad, 0.0, 1e-4);
+	assert_near(t.throttle_dem, p.trim_throttle * 0.01f + g * 4.0f * k_ste, 1e-3);
+}
+
+static void test_tecs_without_airspeed_flies_height_by_pitch_and_throttle_by_pitch(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	tecs_base(&p, &in);
+	in.eas_ok = false;
+	in.eas_m_s = 3.0f;   /* a broken sensor's value: ignored */
+	in.hgt_m = 96.0f;
+	tecs_settle(&t, &p, &in);
+	/* height alone (SPE weight 2, normalised): pitch = dh / (V TC) */
+	float pitch = 4.0f / (15.0f * p.tecs_time_const);
+	assert_near(t.pitch_dem_rad, pitch, 1e-3);
+	/* throttle interpolated from trim to max by pitch / LIM_PITCH_MAX */
+	float pmax = p.lim_pitch_max * 0.01f * D2R;
+	float nom = p.trim_throttle * 0.01f;
+	assert_near(t.throttle_dem, nom + (p.thr_max * 0.01f - nom) * pitch / pmax, 1e-3);
+	assert_false(t.underspeed);
+}
+
+static void test_tecs_underspeed_gives_full_throttle_and_speed_priority(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	tecs_base(&p, &in);
+	tecs_settle(&t, &p, &in);
+	assert_false(t.underspeed);
+	/* slowed below 0.9 ARSPD_FBW_MIN, asking for a climb it cannot make */
+	in.eas_m_s = 0.8f * p.arspd_fbw_min;
+	in.hgt_dem_m = 150.0f;
+	for (int i = 0; i < 2000; i++)
+		tecs_update(&t, &p, &in, 0.02f);
+	assert_true(t.underspeed);
+	assert_near(t.throttle_dem, p.thr_max * 0.01f, 1e-5);
+	assert_true(t.pitch_dem_rad < 0.0f);   /* nose down for speed despite the height */
+	/* back at speed, normal again */
+	in.eas_m_s = 15.0f;
+	for (int i = 0; i < 10; i++)
+		tecs_update(&t, &p, &in, 0.02f);
+	assert_false(t.underspeed);
+}
+
+static void test_tecs_integrators_and_outputs_stay_within_limits(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	tecs_base(&p, &in);
+	p.tecs_integ_gain = 0.1f;
+	in.hgt_dem_m = 1000.0f;  /* an error no aircraft removes */
+	tecs_init(&t);
+	for (int i = 0; i < 20000; i++) {
+		tecs_update(&t, &p, &in, 0.02f);
+		assert_true(t.throttle_dem >= p.thr_min * 0.01f - 1e-6f);
+		assert_true(t.throttle_dem <= p.thr_max * 0.01f + 1e-6f);
+		assert_true(t.pitch_dem_rad <= p.lim_pitch_max * 0.01f * D2R + 1e-6f);
+		assert_true(fabsf(t.integ_thr) <= 0.5f * (p.thr_max - p.thr_min) * 0.01f + 1e-6f);
+		assert_true(t.integ_seb <= p.lim_pitch_max * 0.01f * D2R + 0.0783f + 1e-6f);
+	}
+	/* the pitch integrator never holds more than the limits */
+	assert_true(t.integ_seb <= p.lim_pitch_max * 0.01f * D2R + 0.08f);
+	/* and when the error reverses, the pitch follows at once */
+	in.hgt_m = t.hgt_dem_adj + 5.0f;
+	for (int i = 0; i < 100; i++)
+		tecs_update(&t, &p, &in, 0.02f);
+	assert_true(t.pitch_dem_rad < 0.0f);
+}
+
+static void test_tecs_takeoff_and_flare_stages(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	tecs_base(&p, &in);
+	p.tecs_integ_gain = 0.1f;
+	in.stage = TECS_STAGE_TAKEOFF;
+	in.ptch_takeoff_rad = 15 * D2R;
+	in.hgt_dem_m = 150.0f;
+	in.eas_dem_m_s = p.arspd_fbw_min;
+	in.eas_m_s = 14.0f;
+	tecs_settle(&t, &p, &in);
+	assert_near(t.throttle_dem, p.thr_max * 0.01f, 1e-6);
+	assert_near(t.pitch_dem_rad, 15 * D2R, 1e-5);
+	/* slower than the speed demand: the nose comes down */
+	in.eas_m_s = p.arspd_fbw_min - 1.0f;
+	for (int i = 0; i < 100; i++)
+		tecs_update(&t, &p, &in, 0.02f);
+	assert_true(t.pitch_dem_rad < 10 * D2R);
+	in.stage = TECS_STAGE_LAND_FLARE;
+	in.hgt_dem_m = 0.0f;
+	in.hgt_m = 2.0f;
+	for (int i = 0; i < 50; i++)
+		tecs_update(&t, &p, &in, 0.02f);
+	assert_near(t.throttle_dem, p.thr_min * 0.01f, 1e-6);
+	/* LAND_PITCH_CD is the floor of the flare's pitch */
+	assert_true(t.pitch_dem_rad >= p.land_pitch_cd * 0.01f * D2R - 1e-6f);
+}
+
+/* ---- landing path ---- */
+
+static void test_land_path_is_continuous_and_ends_on_the_point(void **state)
+{
+	(void)state;
+	struct land_path lp;
+	struct nav_ne start = { -350, 0 }, land = { 0, 0 };
+	assert_int_equal(land_path_plan(&lp, start, 30.0f, land, 0.0f, 13.0f, 2.0f, 1.5f, 0.25f), 0);
+	assert_near(land_path_height_m(&lp, 350.0f), 30.0, 0.05);
+	assert_near(land_path_height_m(&lp, 0.0f), 0.0, 1e-5);
+	/* continuous in height and slope where the flare starts */
+	float df = lp.flare_d_m, e = 1e-3f;
+	assert_near(land_path_height_m(&lp, df + e), land_path_height_m(&lp, df - e), 1e-3);
+	float s1 = (land_path_height_m(&lp, df + 1.0f) - land_path_height_m(&lp, df)) / 1.0f;
+	float s2 = (land_path_height_m(&lp, df) - land_path_height_m(&lp, df - 0.01f)) / 0.01f;
+	assert_near(s1, lp.tan_gamma, 1e-3);
+	assert_near(s2, lp.tan_gamma, 2e-3);
+	/* the flare begins at LAND_FLARE_ALT (the glide's 1.5 s is less here) */
+	assert_near(lp.flare_h_m, 2.0, 0.01);
+	/* touchdown sink is TECS_LAND_SINK at the planned ground speed */
+	assert_near(land_flare_sink_m_s(&lp, 0.0f, 13.0f), 0.25, 1e-4);
+	/* on the parabola, sink = gs * slope */
+	float h = land_path_height_m(&lp, 20.0f);
+	float slope = 2.0f * lp.a * 20.0f + lp.b;
+	assert_near(land_flare_sink_m_s(&lp, h, 13.0f), 13.0f * slope, 1e-3);
+	/* triggers */
+	assert_false(land_should_flare(&lp, 100.0f, 10.0f, -1.0f, 2.0f, 1.5f));
+	assert_true(land_should_flare(&lp, df - 1.0f, 10.0f, -1.0f, 2.0f, 1.5f));
+	assert_true(land_should_flare(&lp, 100.0f, 1.9f, 0.0f, 2.0f, 1.5f));
+	assert_true(land_should_flare(&lp, 100.0f, 2.9f, -2.0f, 2.0f, 1.5f));  /* 1.45 s to go */
+	/* no room */
+	assert_int_equal(land_path_plan(&lp, start, 0.5f, land, 0.0f, 13.0f, 2.0f, 1.5f, 0.25f), -EINVAL);
+	assert_int_equal(land_path_plan(&lp, (struct nav_ne){ -10, 0 }, 30.0f, land, 0.0f, 13.0f, 2.0f,
+					1.5f, 0.25f), -EINVAL);
+}
+
+/* ---- launch detector ---- */
+
+static void test_launch_waits_for_the_throw_then_the_delay_then_the_speed(void **state)
+{
+	(void)state;
+	struct launch_params p = { .tkoff_thr_minacc = 15.0f, .tkoff_thr_delay = 2.0f,
+				   .tkoff_thr_minspd = 4.0f };
+	struct launch l;
+	launch_init(&l);
+	uint64_t t = 1000000;
+	/* on the bench: nothing */
+	for (int i = 0; i < 100; i++, t += 10000)
+		assert_false(launch_update(&l, &p, t, 2.0f, 0.0f, 0.0f, 0.0f));
+	/* the throw at t0 */
+	uint64_t t0 = t;
+	float v = 0.0f;
+	bool fired = false;
+	uint64_t t_fire = 0;
+	for (int i = 0; i < 100; i++, t += 10000) {
+		v += 20.0f * 0.01f;
+		if (launch_update(&l, &p, t, 20.0f, v, 10 * D2R, 0.0f) && !fired) {
+			fired = true;
+			t_fire = t;
+		}
+	}
+	assert_true(fired);
+	assert_int_equal(t_fire - t0, 200000);   /* TKOFF_THR_DELAY 0.2 s (speed was 4 m/s by then) */
+	/* latched */
+	assert_true(launch_update(&l, &p, t, 0.0f, 0.0f, 0.0f, 0.0f));
+}
+
+static void test_launch_ignores_throws_in_the_wrong_attitude_or_too_slow(void **state)
+{
+	(void)state;
+	struct launch_params p = { .tkoff_thr_minacc = 15.0f, .tkoff_thr_delay = 2.0f,
+				   .tkoff_thr_minspd = 4.0f };
+	struct launch l;
+	launch_init(&l);
+	/* banked 40 degrees, or nose down 40: not a launch */
+	assert_false(launch_update(&l, &p, 0, 30.0f, 10.0f, 0.0f, 40 * D2R));
+	assert_false(launch_update(&l, &p, 10000, 30.0f, 10.0f, -40 * D2R, 0.0f));
+	assert_false(launch_update(&l, &p, 400000, 0.0f, 10.0f, 0.0f, 0.0f));
+	assert_false(l.armed);
+	/* a knock that never gets up to speed disarms after the window */
+	assert_false(launch_update(&l, &p, 1000000, 16.0f, 1.0f, 0.0f, 0.0f));
+	assert_true(l.armed);
+	assert_false(launch_update(&l, &p, 1000000 + 200000 + LAUNCH_WINDOW_US + 1, 0.0f, 1.0f, 0.0f, 0.0f));
+	assert_false(l.armed);
+	/* no acceleration check: the speed alone, at once */
+	p.tkoff_thr_minacc = 0.0f;
+	launch_init(&l);
+	assert_false(launch_update(&l, &p, 0, 0.0f, 3.9f, 0.0f, 0.0f));
+	assert_true(launch_update(&l, &p, 20000, 0.0f, 4.0f, 0.0f, 0.0f));
+	/* neither: immediately */
+	p.tkoff_thr_minspd = 0.0f;
+	launch_init(&l);
+	assert_true(launch_update(&l, &p, 0, 0.0f, 0.0f, 0.0f, 0.0f));
+}
+
+/* ---- the navigator ---- */
+
+static struct vehicle_state vs_at(const struct sim_lla *home, double n, double e, float h,
+				  float vn, float ve)
+{
+	struct vehicle_state vs;
+	memset(&vs, 0, sizeof(vs));
+	struct sim_lla p = sim_ned_to_lla(home, v3_make(n, e, -h));
+	vs.valid = VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID |
+		   VEHICLE_AIRSPEED_VALID;
+	vs.lat_deg = p.lat_deg;
+	vs.lon_deg = p.lon_deg;
+	vs.alt_rel_m = h;
+	vs.alt_msl_m = (float)home->alt_m + h;
+	vs.vel_ned_m_s[0] = vn;
+	vs.vel_ned_m_s[1] = ve;
+	vs.airspeed_m_s = hypotf(vn, ve);
+	return vs;
+}
+
+static struct nav_wp wp_at(const struct sim_lla *home, double n, double e, float alt)
+{
+	struct sim_lla p = sim_ned_to_lla(home, v3_make(n, e, 0));
+	return (struct nav_wp){ p.lat_deg, p.lon_deg, alt };
+}
+
+static void test_nav_leg_reports_and_sequences(void **state)
+{
+	(void)state;
+	struct sim_lla home = sim_home_default();
 	struct nav_params p;
 	nav_params_default(&p);
-	assert_true(p.wp_radius > 0.0f);
+	struct nav n;
+	nav_init(&n, home.lat_deg, home.lon_deg);
+	struct nav_wp a = wp_at(&home, 0, 0, 50), b = wp_at(&home, 300, 0, 100), c = wp_at(&home, 300, 200, 100);
+	nav_set_leg(&n, &a, &b, &c);
+	struct nav_output out;
+	struct vehicle_state vs = vs_at(&home, 150, 10, 70, 15, 0);
+	nav_update(&n, &p, &vs, NULL, 0.02f, &out);
+	assert_false(out.wp_reached);
+	assert_near(out.xtrack_m, 10.0, 0.05);
+	assert_near(out.wp_dist_m, hypot(150, 10), 0.05);
+	assert_near(out.target_bearing_rad, nav_wrap_2pi(atan2f(-10, 150)), 1e-3);
+	assert_near(out.alt_error_m, 75.0f - 70.0f, 0.05);   /* halfway from 50 to 100 m */
+	assert_near(out.aspd_error_m_s, p.trim_arspd_cm * 0.01f - 15.0f, 1e-3);
+	assert_true(out.nav_roll_rad < 0.0f);                /* right of the track: turn left */
+	assert_true(fabsf(out.nav_roll_rad) <= p.lim_roll_cd * 0.01f * D2R);
+	/* an L1 length before the corner, the turn begins */
+	vs = vs_at(&home, 300.0 - (double)n.l1.l1_dist_m + 1.0, 0, 100, 15, 0);
+	nav_update(&n, &p, &vs, NULL, 0.02f, &out);
+	assert_true(out.wp_reached);
+}
+
+static void test_nav_takeoff_holds_the_motor_until_the_throw(void **state)
+{
+	(void)state;
+	struct sim_lla home = sim_home_default();
+	struct nav_params p;
+	nav_params_default(&p);
+	p.launch.tkoff_thr_minacc = 15.0f;
+	p.launch.tkoff_thr_minspd = 4.0f;
+	struct nav n;
+	nav_init(&n, home.lat_deg, home.lon_deg);
+	nav_set_takeoff(&n, 15.0f, 50.0f);
+	struct nav_output out;
+	float acc[3] = { 0.0f, 0.0f, -9.8f };
+	struct vehicle_state vs = vs_at(&home, 0, 0, 1.5f, 0, 0);
+	for (int i = 0; i < 50; i++) {
+		vs.t_us = (uint64_t)i * 20000;
+		nav_update(&n, &p, &vs, acc, 0.02f, &out);
+		assert_true(out.throttle_suppressed);
+		assert_near(out.throttle, 0.0, 1e-6);
+		assert_near(out.nav_pitch_rad, 15 * D2R, 1e-5);
+	}
+	acc[0] = 20.0f;
+	vs = vs_at(&home, 0, 0, 1.5f, 6, 0);
+	vs.t_us = 50 * 20000;
+	nav_update(&n, &p, &vs, acc, 0.02f, &out);
+	assert_true(out.throttle_suppressed);
+	vs.t_us += 200000;
+	nav_update(&n, &p, &vs, acc, 0.02f, &out);
+	assert_true(out.launched);
+	assert_near(out.throttle, p.tecs.thr_max * 0.01f, 1e-5);
+	assert_true(fabsf(out.nav_roll_rad) <= p.level_roll_limit * D2R + 1e-6f);
+	assert_false(out.takeoff_complete);
+	vs = vs_at(&home, 200, 0, 50.5f, 15, 0);
+	vs.t_us = 30000000;
+	nav_update(&n, &p, &vs, acc, 0.02f, &out);
+	assert_true(out.takeoff_complete);
 }
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = { cmocka_unit_test(test_nav_placeholder) };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nav_geo_matches_the_exact_tangent_plane_to_1e4_over_kilometres),
+		cmocka_unit_test(test_nav_geo_bearing_distance_and_cross_track),
+		cmocka_unit_test(test_nav_geo_waypoint_accepted_inside_radius_or_past_the_line),
+		cmocka_unit_test(test_l1_on_the_track_demands_nothing),
+		cmocka_unit_test(test_l1_offset_parallel_to_the_track_matches_closed_form),
+		cmocka_unit_test(test_l1_flies_to_a_from_far_behind_and_back_to_b_when_past),
+		cmocka_unit_test(test_l1_keeps_its_turn_when_the_target_is_dead_astern),
+		cmocka_unit_test(test_l1_loiter_on_the_circle_is_the_centripetal_demand),
+		cmocka_unit_test(test_l1_turn_distance_is_the_smaller_of_radius_and_l1),
+		cmocka_unit_test(test_tecs_on_target_gives_trim_throttle_and_level_pitch),
+		cmocka_unit_test(test_tecs_splits_energy_between_throttle_and_pitch),
+		cmocka_unit_test(test_tecs_without_airspeed_flies_height_by_pitch_and_throttle_by_pitch),
+		cmocka_unit_test(test_tecs_underspeed_gives_full_throttle_and_speed_priority),
+		cmocka_unit_test(test_tecs_integrators_and_outputs_stay_within_limits),
+		cmocka_unit_test(test_tecs_takeoff_and_flare_stages),
+		cmocka_unit_test(test_land_path_is_continuous_and_ends_on_the_point),
+		cmocka_unit_test(test_launch_waits_for_the_throw_then_the_delay_then_the_speed),
+		cmocka_unit_test(test_launch_ignores_throws_in_the_wrong_attitude_or_too_slow),
+		cmocka_unit_test(test_nav_leg_reports_and_sequences),
+		cmocka_unit_test(test_nav_takeoff_holds_the_motor_until_the_throw),
+	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
