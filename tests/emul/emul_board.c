@@ -187,3 +187,92 @@ void emul_analog_init(struct emul_analog *a, double value)
 	a->in.ops = &analog_emul_ops;
 	a->value = value;
 }
+
+/* ---- RC capture hardware */
+
+void emul_levels_init(struct emul_levels *l, uint64_t t0_us)
+{
+	l->n = l->next = 0;
+	l->t_us = t0_us;
+}
+
+void emul_levels_add(struct emul_levels *l, bool high, uint32_t dur_us)
+{
+	if (l->n >= EMUL_LEVELS_MAX || dur_us == 0)
+		return;
+	if (l->n > l->next && l->high[l->n - 1] == high) {
+		l->dur_us[l->n - 1] += dur_us;
+		l->end_us[l->n - 1] += dur_us;
+	} else {
+		l->high[l->n] = high;
+		l->dur_us[l->n] = dur_us;
+		l->end_us[l->n] = l->t_us + dur_us;
+		l->n++;
+	}
+	l->t_us += dur_us;
+}
+
+static uint32_t pl_fifo_read32(struct mmio *m, size_t off)
+{
+	struct emul_pl_fifo *f = (struct emul_pl_fifo *)(void *)m;
+
+	if (off != f->fifo_off)
+		return 0;
+	f->pops++;
+	struct emul_levels *l = &f->lv;
+	/* A level is in the FIFO once the edge after it is seen: not the last one. */
+	if (l->next + 1 >= l->n || l->end_us[l->next] > f->now_us)
+		return 0xffffffffu;
+	uint32_t v = (l->high[l->next] ? 0x80000000u : 0) | (l->dur_us[l->next] * 100u);
+	l->next++;
+	return v;
+}
+
+static void pl_fifo_write32(struct mmio *m, size_t off, uint32_t value)
+{
+	(void)m;
+	(void)off;
+	(void)value;
+}
+
+static void pl_fifo_close(struct mmio *m)
+{
+	(void)m;
+}
+
+static const struct mmio_ops pl_fifo_ops = {
+	.read32 = pl_fifo_read32,
+	.write32 = pl_fifo_write32,
+	.close = pl_fifo_close,
+};
+
+void emul_pl_fifo_init(struct emul_pl_fifo *f, size_t len, size_t fifo_off, uint64_t t0_us)
+{
+	memset(f, 0, sizeof(*f));
+	f->m.ops = &pl_fifo_ops;
+	f->m.len = len;
+	f->fifo_off = fifo_off;
+	emul_levels_init(&f->lv, t0_us);
+}
+
+void emul_pru_rcin_init(struct emul_pru_rcin *p, volatile uint32_t *ram, uint64_t t0_us)
+{
+	memset(p, 0, sizeof(*p));
+	p->ram = ram;
+	emul_levels_init(&p->lv, t0_us);
+	p->tail = 20;   /* where rcinpru0 starts */
+	p->ram[0] = (uint32_t)p->tail << 16;
+}
+
+void emul_pru_rcin_advance(struct emul_pru_rcin *p, uint64_t now_us)
+{
+	struct emul_levels *l = &p->lv;
+
+	while (l->next + 1 < l->n && l->end_us[l->next] <= now_us) {
+		uint32_t dt = l->dur_us[l->next] & 0xffffu;
+		p->ram[1 + p->tail] = (dt << 16) | (l->high[l->next] ? 1u : 0u);
+		p->tail = (uint16_t)((p->tail + 1) % 300);
+		p->ram[0] = (p->ram[0] & 0xffffu) | ((uint32_t)p->tail << 16);
+		l->next++;
+	}
+}

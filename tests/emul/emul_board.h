@@ -17,6 +17,7 @@
 #include "emul_ublox.h"
 #include "fulmar/analog.h"
 #include "fulmar/gpio.h"
+#include "fulmar/mmio.h"
 #include "fulmar/spi.h"
 
 #define EMUL_CS_BUS_MAX 4
@@ -73,5 +74,47 @@ struct emul_analog {
 };
 
 void emul_analog_init(struct emul_analog *a, double value);
+
+/*
+ * RC capture hardware fed from a list of pin levels, each seen only once the
+ * clock has passed its end:
+ * - the Zynq PL pulse-capture FIFO behind a struct mmio (a read of the
+ *   keyhole at fifo_off pops {bit 31 level, bits 30..0 ticks at 100 MHz},
+ *   0xFFFFFFFF when empty);
+ * - the BeagleBone rcinpru0 ring, written into a mapping of PRU shared RAM
+ *   (the level that ended and its length in us, then the tail).
+ */
+#define EMUL_LEVELS_MAX 65536
+
+struct emul_levels {
+	bool high[EMUL_LEVELS_MAX];
+	uint32_t dur_us[EMUL_LEVELS_MAX];
+	uint64_t end_us[EMUL_LEVELS_MAX];
+	size_t n, next;
+	uint64_t t_us;                /* where the next level added starts */
+};
+
+void emul_levels_init(struct emul_levels *l, uint64_t t0_us);
+void emul_levels_add(struct emul_levels *l, bool high, uint32_t dur_us);
+
+struct emul_pl_fifo {
+	struct mmio m;                /* first */
+	size_t fifo_off;
+	struct emul_levels lv;
+	uint64_t now_us;
+	uint64_t pops;
+};
+
+void emul_pl_fifo_init(struct emul_pl_fifo *f, size_t len, size_t fifo_off, uint64_t t0_us);
+
+struct emul_pru_rcin {
+	volatile uint32_t *ram;       /* the ring, as the PRU sees it */
+	struct emul_levels lv;
+	uint16_t tail;
+};
+
+void emul_pru_rcin_init(struct emul_pru_rcin *p, volatile uint32_t *ram, uint64_t t0_us);
+/* Writes the levels that have ended by now_us into the ring. */
+void emul_pru_rcin_advance(struct emul_pru_rcin *p, uint64_t now_us);
 
 #endif
