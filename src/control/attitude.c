@@ -36,8 +36,9 @@ void ctl_params_default(struct ctl_params *p)
 	p->yaw2srv_imax = 1500.0f;
 	p->kff_rddrmix = 0.5f;
 	p->scaling_speed = 15.0f;
-	p->arspd_fbw_min = 9.0f;
-	p->trim_throttle = 45.0f;
+	/* this airframe's, as nav_params_default has them (ArduPilot: 9, 45) */
+	p->arspd_fbw_min = 11.0f;
+	p->trim_throttle = 60.0f;
 }
 
 void ctl_init(struct ctl *c)

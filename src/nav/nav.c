@@ -48,6 +48,12 @@ void nav_init(struct nav *n, double home_lat_deg, double home_lon_deg)
 	launch_init(&n->launch);
 }
 
+void nav_set_idle(struct nav *n)
+{
+	n->task = NAV_TASK_IDLE;
+	n->idle_alt_set = false;
+}
+
 void nav_set_airspeed(struct nav *n, float eas_m_s)
 {
 	n->eas_dem_m_s = eas_m_s > 0.0f ? eas_m_s : 0.0f;

@@ -100,6 +100,10 @@ struct nav_output {
 /* home_lat/lon: the origin of the local plane every task is flown on. */
 void nav_init(struct nav *n, double home_lat_deg, double home_lon_deg);
 
+/* Nothing to fly: wings level, hold the height of the moment at the cruise
+ * speed (also the state after nav_init). */
+void nav_set_idle(struct nav *n);
+
 /* Airspeed demand (EAS); 0 returns to TRIM_ARSPD_CM. */
 void nav_set_airspeed(struct nav *n, float eas_m_s);
 
