@@ -260,6 +260,10 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 	tecs_update(&n->tecs, &p->tecs, &ti, dt_s);
 
 	out->nav_roll_rad = l1_bank_rad(&n->l1, vs->pitch_rad, level ? level_lim : roll_lim);
+	/* no position: nothing to steer by; wings level (the vehicle's failsafe
+	 * decides what happens next) */
+	if (!(vs->valid & VEHICLE_POSITION_VALID))
+		out->nav_roll_rad = 0.0f;
 	out->nav_pitch_rad = n->tecs.pitch_dem_rad;
 	out->throttle = n->tecs.throttle_dem;
 	if (n->task == NAV_TASK_TAKEOFF) {

@@ -129,7 +129,8 @@ void nav_set_takeoff(struct nav *n, float pitch_deg, float alt_rel_m);
 
 /* One step of dt_s. accel_body_m_s2 (may be NULL) is the IMU's specific
  * force, body axes: TECS uses its x for the speed derivative and the launch
- * detector for the throw. */
+ * detector for the throw. Without VEHICLE_AIRSPEED_VALID TECS runs its
+ * no-airspeed mode; without VEHICLE_POSITION_VALID the bank demand is 0. */
 void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_state *vs,
 		const float *accel_body_m_s2, float dt_s, struct nav_output *out);
 

@@ -114,6 +114,8 @@ void flight_step(struct flight *f)
 {
 	float dt = (float)f->dt_ctl;
 	flight_truth(f, &f->vs, f->accel_body);
+	if (f->no_airspeed)
+		f->vs.valid &= ~(uint32_t)VEHICLE_AIRSPEED_VALID;
 	float roll, pitch, thr;
 	if (f->attitude_only) {
 		roll = f->roll_dem_rad;

@@ -51,6 +51,8 @@ struct flight {
 	struct servo_params sp;
 	uint16_t pwm[SERVO_CHANNELS];
 	struct sim_controls u;
+	/* no airspeed sensor: the state's airspeed is marked invalid */
+	bool no_airspeed;
 	/* attitude-only flying (FBWA): nav not run; the test sets the demands */
 	bool attitude_only;
 	float roll_dem_rad, pitch_dem_rad, throttle_dem;

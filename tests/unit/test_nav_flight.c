@@ -101,6 +101,18 @@ static void test_fbwa_centred_sticks_hold_wings_level(void **state)
 	assert_true(ep < 2.0);
 }
 
+static void test_fbwa_holds_at_400_hz_too(void **state)
+{
+	(void)state;
+	struct flight_config cfg = { .wind_m_s = 5.0, .wind_from_deg = 90.0, .control_hz = 400 };
+	double er, ep;
+	fbwa_hold(&cfg, 30.0, 5.0, &er, &ep);
+	printf("# FBWA bank 30 pitch 5 at 400 Hz: max roll error %.2f deg, max pitch error %.2f deg\n",
+	       er, ep);
+	assert_true(er < 2.0);
+	assert_true(ep < 2.0);
+}
+
 static void test_fbwa_turbulence_bounded(void **state)
 {
 	(void)state;
@@ -177,11 +189,12 @@ struct circuit_result {
  * straight part of a leg is where the aircraft is at least 100 m past the
  * leg's start (the turn onto it and the capture are over) and has not begun
  * the next turn (sequencing happens about an L1 length before the corner). */
-static void circuit(const struct flight_config *cfg, struct circuit_result *r)
+static void circuit(const struct flight_config *cfg, bool no_airspeed, struct circuit_result *r)
 {
 	static const double corner[4][2] = { { 0, 0 }, { 300, 0 }, { 300, 200 }, { 0, 200 } };
 	struct flight f;
 	flight_init(&f, cfg);
+	f.no_airspeed = no_airspeed;
 	flight_trimmed(&f, 15.0, 80.0, 0.0, -150.0, 0.0);
 	nav_set_airspeed(&f.nav, 15.0f);
 	struct nav_wp wp[4];
@@ -210,6 +223,7 @@ static void circuit(const struct flight_config *cfg, struct circuit_result *r)
 		if (i * f.dt_ctl < 20.0)
 			continue;    /* joining the circuit */
 		stat_add(&alt, flight_height(&f) - 80.0);
+		/* the true airspeed, sensor or not */
 		double ae = fabs((double)f.vs.airspeed_m_s - 15.0);
 		if (ae > r->aspd_err_max)
 			r->aspd_err_max = ae;
@@ -237,7 +251,7 @@ static void test_circuit_300_by_200_in_5_m_s_crosswind(void **state)
 	(void)state;
 	struct flight_config cfg = { .wind_m_s = 5.0, .wind_from_deg = 90.0, .control_hz = 50 };
 	struct circuit_result r;
-	circuit(&cfg, &r);
+	circuit(&cfg, false, &r);
 	print_circuit("5 m/s wind", &r);
 	assert_int_equal(r.legs, 8);
 	assert_true(r.xtrack_rms < 3.0);
@@ -253,12 +267,28 @@ static void test_circuit_300_by_200_in_10_m_s_turbulent_wind(void **state)
 	struct flight_config cfg = { .wind_m_s = 10.0, .wind_from_deg = 60.0, .turb_w20_m_s = 7.7,
 				     .control_hz = 50, .seed = 7 };
 	struct circuit_result r;
-	circuit(&cfg, &r);
+	circuit(&cfg, false, &r);
 	print_circuit("10 m/s wind + turbulence", &r);
 	assert_int_equal(r.legs, 8);
 	assert_true(r.xtrack_rms < 6.0);
 	assert_true(r.alt_rms < 4.0);
 	assert_true(r.aspd_min > STALL_M_S);
+}
+
+static void test_circuit_without_an_airspeed_sensor(void **state)
+{
+	(void)state;
+	/* TECS flies height by pitch and throttle from the pitch; the controllers
+	 * scale by the throttle */
+	struct flight_config cfg = { .wind_m_s = 5.0, .wind_from_deg = 90.0, .control_hz = 50 };
+	struct circuit_result r;
+	circuit(&cfg, true, &r);
+	print_circuit("5 m/s wind, no airspeed sensor", &r);
+	assert_int_equal(r.legs, 8);
+	assert_true(r.xtrack_rms < 3.0);
+	assert_true(r.alt_rms < 3.0);
+	assert_true(r.aspd_min > 1.2 * STALL_M_S);
+	assert_true(r.bank_max_deg < 45.0 + 2.0);
 }
 
 /* ---- hand launch ---- */
@@ -465,11 +495,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fbwa_holds_bank_30_and_pitch_5),
 		cmocka_unit_test(test_fbwa_centred_sticks_hold_wings_level),
+		cmocka_unit_test(test_fbwa_holds_at_400_hz_too),
 		cmocka_unit_test(test_fbwa_turbulence_bounded),
 		cmocka_unit_test(test_loiter_60m_circle_in_5_m_s_wind),
 		cmocka_unit_test(test_loiter_60m_circle_in_10_m_s_turbulent_wind),
 		cmocka_unit_test(test_circuit_300_by_200_in_5_m_s_crosswind),
 		cmocka_unit_test(test_circuit_300_by_200_in_10_m_s_turbulent_wind),
+		cmocka_unit_test(test_circuit_without_an_airspeed_sensor),
 		cmocka_unit_test(test_hand_launch_climbs_out_to_50m_in_5_m_s_crosswind),
 		cmocka_unit_test(test_hand_launch_climbs_out_in_10_m_s_turbulent_wind),
 		cmocka_unit_test(test_land_on_the_point_in_5_m_s_crosswind),
