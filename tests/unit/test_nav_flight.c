@@ -127,6 +127,51 @@ static void test_fbwa_turbulence_bounded(void **state)
 }
 
 
+/* A roll from 30 degrees right to 30 left at 15 m/s; peak and final sideslip. */
+static void roll_reversal(float slip, float integ, float damp, float mix, double *beta_peak_deg,
+			  double *beta_end_deg)
+{
+	struct flight_config cfg = { .control_hz = 50 };
+	struct flight f;
+	flight_init(&f, &cfg);
+	flight_trimmed(&f, 15.0, 100.0, 0.0, 0.0, 0.0);
+	f.attitude_only = true;
+	f.cp.yaw2srv_slip = slip;
+	f.cp.yaw2srv_int = integ;
+	f.cp.yaw2srv_damp = damp;
+	f.cp.kff_rddrmix = mix;
+	f.roll_dem_rad = (float)(30.0 * DEG);
+	f.pitch_dem_rad = (float)(5.0 * DEG);
+	f.throttle_dem = 0.7f;
+	*beta_peak_deg = 0.0;
+	for (int i = 0; i < (int)(15.0 / f.dt_ctl); i++) {
+		if (i == (int)(4.0 / f.dt_ctl))
+			f.roll_dem_rad = (float)(-30.0 * DEG);
+		flight_step(&f);
+		assert_false(f.s.crashed);
+		if (fabs(f.s.beta_rad) / DEG > *beta_peak_deg)
+			*beta_peak_deg = fabs(f.s.beta_rad) / DEG;
+	}
+	*beta_end_deg = f.s.beta_rad / DEG;
+}
+
+static void test_turn_coordination_rudder_mix_and_yaw_controller(void **state)
+{
+	(void)state;
+	double none_peak, none_end, mix_peak, mix_end, yaw_peak, yaw_end;
+	roll_reversal(0.0f, 0.0f, 0.0f, 0.0f, &none_peak, &none_end);
+	roll_reversal(0.0f, 0.0f, 0.0f, 0.5f, &mix_peak, &mix_end);
+	roll_reversal(1.0f, 1.0f, 0.5f, 0.5f, &yaw_peak, &yaw_end);
+	printf("# roll reversal 30 -> -30 deg, sideslip peak / steady: no rudder %.1f / %.2f deg, "
+	       "KFF_RDDRMIX 0.5 %.1f / %.2f deg, + YAW2SRV_SLIP 1 INT 1 DAMP 0.5 %.1f / %.2f deg\n",
+	       none_peak, none_end, mix_peak, mix_end, yaw_peak, yaw_end);
+	/* the aileron-rudder mix takes out most of the adverse yaw; the
+	 * lateral-acceleration integrator the steady slip of the turn */
+	assert_true(mix_peak < 0.5 * none_peak);
+	assert_true(yaw_peak <= mix_peak);
+	assert_true(fabs(yaw_end) < 0.5 * fabs(mix_end));
+}
+
 /* ---- loiter ---- */
 
 static void loiter(const struct flight_config *cfg, int direction, double *rms, double *max_err)
@@ -497,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_fbwa_centred_sticks_hold_wings_level),
 		cmocka_unit_test(test_fbwa_holds_at_400_hz_too),
 		cmocka_unit_test(test_fbwa_turbulence_bounded),
+		cmocka_unit_test(test_turn_coordination_rudder_mix_and_yaw_controller),
 		cmocka_unit_test(test_loiter_60m_circle_in_5_m_s_wind),
 		cmocka_unit_test(test_loiter_60m_circle_in_10_m_s_turbulent_wind),
 		cmocka_unit_test(test_circuit_300_by_200_in_5_m_s_crosswind),
