@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon/flight.h"
 #include "drivers/rotation.h"
 #include "fulmar/analog.h"
 #include "fulmar/clock.h"
@@ -514,6 +515,102 @@ static void battery_task(void *ctx, uint64_t now_us)
 	}
 }
 
+/* ---- tone thread: buzzer tunes --------------------------------------------------------------- */
+
+/* On, off, on, ... durations in ms, 0-terminated. */
+static const uint16_t tune_startup[] = { 100, 50, 100, 50, 300, 0 };
+static const uint16_t tune_disarm[] = { 100, 100, 100, 0 };
+static const uint16_t tune_arm[] = { 500, 0 };
+static const uint16_t tune_low_battery[] = { 50, 50, 50, 50, 50, 50, 50, 0 };
+static const uint16_t tune_failsafe[] = { 200, 200, 200, 200, 200, 0 };
+
+static const uint16_t *const tunes[BOARD_IO_TUNE_COUNT] = {
+	[BOARD_IO_TUNE_STARTUP] = tune_startup,
+	[BOARD_IO_TUNE_DISARM] = tune_disarm,
+	[BOARD_IO_TUNE_ARM] = tune_arm,
+	[BOARD_IO_TUNE_LOW_BATTERY] = tune_low_battery,
+	[BOARD_IO_TUNE_FAILSAFE] = tune_failsafe,
+};
+
+#define TONE_LOW_BATTERY_US 3000000u
+#define TONE_RC_LOST_US 1500000u
+#define TONE_REPEAT_LOW_US 5000000u
+#define TONE_REPEAT_FAILSAFE_US 2000000u
+
+static void tone_set(struct board_io_tone *t, bool on)
+{
+	if (gpio_set(t->line, on ? 1 : 0))
+		t->gpio_errors++;
+}
+
+static void tone_start(struct board_io_tone *t, enum board_io_tune tune, uint64_t now_us)
+{
+	t->playing = tune;
+	t->step = 0;
+	t->step_end_us = now_us + (uint64_t)tunes[tune][0] * 1000u;
+	t->plays[tune]++;
+	t->again_us[tune] = now_us + (tune == BOARD_IO_TUNE_LOW_BATTERY ? TONE_REPEAT_LOW_US :
+				      TONE_REPEAT_FAILSAFE_US);
+	tone_set(t, true);
+}
+
+/* A tune starts over anything less urgent; otherwise it is dropped (or retried, if it repeats). */
+static void tone_want(struct board_io_tone *t, enum board_io_tune tune, uint64_t now_us)
+{
+	if (t->playing == BOARD_IO_TUNE_NONE || tune >= t->playing)
+		tone_start(t, tune, now_us);
+}
+
+/* Tone thread, 100 Hz. */
+static void tone_task(void *ctx, uint64_t now_us)
+{
+	struct board_io_tone *t = ctx;
+	if (!t->started) {
+		t->started = true;
+		tone_want(t, BOARD_IO_TUNE_STARTUP, now_us);
+	}
+	bool armed = t->armed_fn ? t->armed_fn() : false;
+	if (armed != t->armed) {
+		t->armed = armed;
+		tone_want(t, armed ? BOARD_IO_TUNE_ARM : BOARD_IO_TUNE_DISARM, now_us);
+	}
+	struct battery_sample bat;
+	float low_v = t->p_low_volt >= 0 ? param_get(t->p_low_volt) : 0.0f;
+	bool under = low_v > 0.0f && sensors_latest(t->hub, SENSOR_BATTERY, &bat) &&
+		     bat.voltage_v < low_v;
+	if (!under)
+		t->low_since_us = 0;
+	else if (!t->low_since_us)
+		t->low_since_us = now_us;
+	t->low = under && now_us - t->low_since_us >= TONE_LOW_BATTERY_US;
+	struct rc_frame rc;
+	t->failsafe = sensors_latest(t->hub, SENSOR_RC, &rc) &&
+		      (rc.failsafe || now_us - rc.timestamp_us > TONE_RC_LOST_US);
+	if (t->failsafe && t->playing != BOARD_IO_TUNE_FAILSAFE &&
+	    now_us >= t->again_us[BOARD_IO_TUNE_FAILSAFE])
+		tone_want(t, BOARD_IO_TUNE_FAILSAFE, now_us);
+	else if (t->low && t->playing != BOARD_IO_TUNE_LOW_BATTERY &&
+		 now_us >= t->again_us[BOARD_IO_TUNE_LOW_BATTERY])
+		tone_want(t, BOARD_IO_TUNE_LOW_BATTERY, now_us);
+
+	if (t->playing == BOARD_IO_TUNE_NONE || now_us < t->step_end_us)
+		return;
+	const uint16_t *pat = tunes[t->playing];
+	if (pat[t->step + 1] == 0) {
+		tone_set(t, false);
+		t->playing = BOARD_IO_TUNE_NONE;
+		return;
+	}
+	t->step++;
+	tone_set(t, t->step % 2 == 0);
+	t->step_end_us = now_us + (uint64_t)pat[t->step] * 1000u;
+}
+
+void board_io_set_armed_source(struct board_io *b, bool (*armed)(void))
+{
+	b->tone.armed_fn = armed;
+}
+
 /* ---- start-up ------------------------------------------------------------------------------- */
 
 static uint64_t mono_now_us(void *ctx)
@@ -537,6 +634,7 @@ static struct board_io_slot *add_slot(struct board_io *b, const struct device *d
 		return NULL;
 	struct board_io_slot *s = &b->slot[b->n_slots++];
 	s->dev = dev;
+	s->label = dev->desc.name;
 	s->kind = dev->desc.drv.kind;
 	s->bits = bits;
 	s->stale_us = stale_us;
@@ -789,6 +887,7 @@ static int open_mpu(struct board_io *b, const struct device *dev, const struct b
 		} else {
 			b->mag_aux_slot = add_slot(b, dev, BOARD_IO_SENSOR_MAG,
 						   BOARD_IO_SLOW_STALE_US);
+			b->mag_aux_slot->label = "imu.mag";
 			slot_running(b->mag_aux_slot, true);
 		}
 	}
@@ -1078,7 +1177,16 @@ int board_io_open(struct board_io *b, struct devices *devs, struct sensor_hub *h
 				rc = open_battery(b, dev, err, err_len);
 				break;
 			case BOARD_DRV_BUZZER:
-				/* A tune player is not there yet: the line stays as opened (off). */
+				if (dev->desc.kind != BOARD_DEV_GPIO || b->tone.line) {
+					snprintf(err, err_len, "%s (%s): a buzzer is one GPIO line",
+						 dev->desc.name, dev->desc.what);
+					rc = -EINVAL;
+					break;
+				}
+				b->tone.line = dev->handle;
+				b->tone.hub = hub;
+				b->tone.armed_fn = flight_armed;
+				b->tone.p_low_volt = param_find("FS_BATT_VOLTAGE");
 				break;
 			case BOARD_DRV_NONE:
 			case BOARD_DRV_COUNT:
@@ -1126,6 +1234,8 @@ size_t board_io_tasks(struct board_io *b, struct sched_task *out, size_t max)
 		t[n++] = (struct sched_task){ "rcin-uart", SCHED_RCIN, 0, rc_uart_task, b };
 	if (b->batt_v)
 		t[n++] = (struct sched_task){ "battery", SCHED_IO, 10, battery_task, b };
+	if (b->tone.line)
+		t[n++] = (struct sched_task){ "tone", SCHED_TONE, 0, tone_task, &b->tone };
 	if (n > max)
 		n = max;
 	memcpy(out, t, n * sizeof(t[0]));
@@ -1161,6 +1271,8 @@ void board_io_close(struct board_io *b)
 	}
 	rcout_close(b->rcout_mmio);
 	rcin_close(b->rcin);
+	if (b->tone.line)
+		gpio_set(b->tone.line, 0);
 	b->rcout_mmio = NULL;
 	b->rcout = NULL;
 	b->rcin = NULL;
@@ -1203,7 +1315,7 @@ size_t board_io_status(const struct board_io *b, uint64_t now_us, struct board_i
 	for (unsigned int i = 0; i < b->n_slots && n < max; i++, n++) {
 		const struct board_io_slot *s = &b->slot[i];
 		out[n] = (struct board_io_status){
-			.name = s->dev->desc.name,
+			.name = s->label,
 			.what = s->dev->desc.what,
 			.kind = s->kind,
 			.samples = atomic_load_explicit(&s->samples, memory_order_relaxed),

@@ -87,6 +87,7 @@
 /* One device's counters: written by its owner thread, read by any (relaxed). */
 struct board_io_slot {
 	const struct device *dev;
+	const char *label;             /* the device's name, or e.g. "imu.mag" for a part of it */
 	enum board_driver_kind kind;
 	uint32_t bits;                 /* MAV_SYS_STATUS_SENSOR bits it stands for */
 	uint32_t stale_us;
@@ -151,6 +152,33 @@ struct board_io_gps {
 	struct sensor_hub *hub;
 };
 
+/* The tunes a buzzer plays, most urgent last. */
+enum board_io_tune {
+	BOARD_IO_TUNE_NONE = 0,
+	BOARD_IO_TUNE_STARTUP,
+	BOARD_IO_TUNE_DISARM,
+	BOARD_IO_TUNE_ARM,
+	BOARD_IO_TUNE_LOW_BATTERY,     /* repeats while the battery is low */
+	BOARD_IO_TUNE_FAILSAFE,        /* repeats while RC is lost or says failsafe */
+	BOARD_IO_TUNE_COUNT,
+};
+
+/* tone thread: a self-oscillating buzzer on a GPIO line, tunes as on/off patterns. */
+struct board_io_tone {
+	struct gpio_line *line;
+	enum board_io_tune playing;
+	unsigned int step;             /* index in the tune's pattern */
+	uint64_t step_end_us;
+	uint64_t again_us[BOARD_IO_TUNE_COUNT];  /* a repeating tune may start again then */
+	bool started, armed, low, failsafe;
+	uint64_t low_since_us;
+	uint32_t plays[BOARD_IO_TUNE_COUNT];
+	uint32_t gpio_errors;
+	struct sensor_hub *hub;
+	bool (*armed_fn)(void);
+	int p_low_volt;
+};
+
 struct board_io {
 	struct devices *devs;
 	struct sensor_hub *hub;
@@ -205,6 +233,9 @@ struct board_io {
 	uint64_t batt_last_us;
 	struct board_io_slot *batt_slot;
 
+	/* tone thread */
+	struct board_io_tone tone;
+
 	bool opened;
 };
 
@@ -230,6 +261,14 @@ size_t board_io_tasks(struct board_io *b, struct sched_task *out, size_t max);
 int board_io_add_tasks(struct board_io *b, struct sched *s);
 /* The board's servo outputs for flight_init (main thread writes them), or NULL. */
 struct rcout *board_io_rcout(struct board_io *b);
+/*
+ * Before the threads start: what the buzzer asks to tell arming (default:
+ * flight_armed). Tunes: start-up once, arm and disarm on each change, low
+ * battery while the voltage stays under FS_BATT_VOLTAGE (if set) for 3 s,
+ * failsafe while RC frames have stopped for FS_SHORT_TIMEOUT (1.5 s) after
+ * having come, or the receiver says failsafe.
+ */
+void board_io_set_armed_source(struct board_io *b, bool (*armed)(void));
 /* After the threads stopped: outputs off, backends closed. Safe on an unopened b. */
 void board_io_close(struct board_io *b);
 

@@ -61,6 +61,7 @@ static uint32_t thread_hz(enum sched_thread_id t)
 	case SCHED_RCIN: return 200;
 	case SCHED_UART: return 100;
 	case SCHED_IO: return 50;
+	case SCHED_TONE: return 100;
 	default: return 400;
 	}
 }

@@ -141,7 +141,7 @@ static void test_board_io_navio_brings_up_every_part_and_its_tasks(void **state)
 
 	assert_int_equal(mpu_chip(&n->f.bio.imu[0]), MPU_CHIP_MPU9250);
 	assert_true(bio_status(&n->f, "imu", BOARD_DRV_MPU9250, 0).running);
-	assert_true(bio_status(&n->f, "imu", BOARD_DRV_MPU9250, 1).running);  /* its AK8963 */
+	assert_true(bio_status(&n->f, "imu.mag", BOARD_DRV_MPU9250, 0).running);  /* its AK8963 */
 	assert_true(bio_status(&n->f, "baro", BOARD_DRV_MS5611, 0).running);
 	assert_true(bio_status(&n->f, "pwm", BOARD_DRV_PCA9685, 0).running);
 	assert_true(bio_status(&n->f, "airspeed", BOARD_DRV_MS4525, 0).running);
