@@ -53,6 +53,7 @@ void estim_config_default(struct estim_config *c)
 	c->mag_earth_nsd = 1e-3f;
 	c->mag_body_nsd = 1e-4f;
 	c->wind_nsd = 0.1f;
+	c->pos_nsd_dr = 4.0f;
 	c->baro_bias_nsd = 0.02f;
 	c->gps_pos_noise_m = 0.5f;
 	c->gps_vel_noise_m_s = 0.3f;
@@ -118,6 +119,11 @@ void estim_init(struct estim *e, const struct estim_config *cfg)
 	e->out.q[0] = 1.0f;
 	e->air_density = RHO0;
 	e->baro_temp_k = 288.15f;
+}
+
+static bool recent(uint64_t now, uint64_t t, float s)
+{
+	return t != 0 && now >= t && (float)(now - t) * 1e-6f < s;
 }
 
 /* ---- covariance ------------------------------------------------------- */
@@ -223,6 +229,12 @@ static void cov_predict(struct estim *e, float R[3][3], const float dv_ned[3], f
 		q[ESTIM_S_MAG_BODY + i] = c->mag_body_nsd * c->mag_body_nsd * dt;
 	}
 	q[ESTIM_S_WIND] = q[ESTIM_S_WIND + 1] = c->wind_nsd * c->wind_nsd * dt;
+	/* Without GPS the air mass keeps moving (turbulence, shear) in ways the
+	 * wind states, unobserved, cannot follow: the dead-reckoned position
+	 * takes that as a random walk. Adding it to the wind instead would let
+	 * airspeed fusion move the wind rather than hold the velocity. */
+	if (e->origin_set && !recent(e->t_delayed_us, e->innov[ESTIM_GPS_VEL].last_fused_us, c->gps_timeout_s))
+		q[ESTIM_S_POS] = q[ESTIM_S_POS + 1] = c->pos_nsd_dr * c->pos_nsd_dr * dt;
 	q[ESTIM_S_BARO_BIAS] = c->baro_bias_nsd * c->baro_bias_nsd * dt;
 	for (int i = 0; i < N; i++)
 		P[i][i] += q[i];
@@ -609,10 +621,6 @@ static void wind_start(struct estim *e, float tas)
 
 /* ---- fusion on the delayed horizon ------------------------------------ */
 
-static bool recent(uint64_t now, uint64_t t, float s)
-{
-	return t != 0 && now >= t && (float)(now - t) * 1e-6f < s;
-}
 
 static void fuse_gps(struct estim *e, const struct estim_gps_obs *g)
 {

@@ -59,6 +59,7 @@ struct estim_config {
 	float accel_bias_nsd;   /* m/s^3/sqrt(Hz) */
 	float mag_earth_nsd, mag_body_nsd; /* gauss/s/sqrt(Hz) */
 	float wind_nsd;         /* m/s^2/sqrt(Hz) */
+	float pos_nsd_dr;       /* m/sqrt(s): air-mass motion while dead reckoning */
 	float baro_bias_nsd;    /* m/s/sqrt(Hz) */
 	/* measurement noise (1 sigma) */
 	float gps_pos_noise_m;  /* floor; the fix's h_acc is used when larger */

@@ -423,7 +423,7 @@ static void test_estim_flight_dead_reckons_through_a_gps_loss(void **state)
 		      "error after %.2f m, position resets %u\n", max_step, total, D(sigma_before), after,
 		      es.count.pos_resets);
 	assert_true(max_step < D(sigma_before));
-	assert_true(total < 2.0 * D(sigma_before));
+	assert_true(total < D(sigma_before));
 	assert_true(after < 5.0);
 	assert_true(es.health & ESTIM_H_GPS_USED);
 }
@@ -489,20 +489,25 @@ static void test_estim_flight_rejects_magnetic_interference(void **state)
 	fly_for(&f, 10, 0, 100);
 	struct estim_status es;
 	estim_get_status(&f.e, &es);
+	/* the same 15 s without interference, for comparison */
+	memset(&f.st, 0, sizeof(f.st));
+	f.eval = true;
+	fly_for(&f, 15, 0, 100);
+	double yaw_clean = f.st.yaw_max;
+	estim_get_status(&f.e, &es);
 	uint32_t rej0 = es.innov[ESTIM_MAG].rejected;
 	/* a motor-current-like field of 0.3 gauss on the x axis for 15 s */
 	f.mag_add_gauss = 0.3;
 	memset(&f.st, 0, sizeof(f.st));
-	f.eval = true;
 	fly_for(&f, 3, 0, 100);
 	estim_get_status(&f.e, &es);
 	assert_true(es.health & ESTIM_H_MAG_REJECTING);
 	fly_for(&f, 12, 0, 100);
 	estim_get_status(&f.e, &es);
-	print_message("0.3 gauss interference for 15 s: %u compass samples rejected, yaw error max %.2f deg\n",
-		      es.innov[ESTIM_MAG].rejected - rej0, f.st.yaw_max);
+	print_message("0.3 gauss interference for 15 s: %u compass samples rejected, yaw error max %.2f deg "
+		      "(%.2f in the 15 s before)\n", es.innov[ESTIM_MAG].rejected - rej0, f.st.yaw_max, yaw_clean);
 	assert_true(es.innov[ESTIM_MAG].rejected - rej0 > 1000);
-	assert_true(f.st.yaw_max < 3.0);
+	assert_true(f.st.yaw_max < yaw_clean + 2.0 && f.st.yaw_max < 5.0);
 	f.mag_add_gauss = 0.0;
 	fly_for(&f, 5, 0, 100);
 	estim_get_status(&f.e, &es);
@@ -526,7 +531,9 @@ static void test_estim_flight_aligns_yaw_from_the_gps_course_without_a_compass(v
 	f.eval = true;
 	fly_profile(&f, profile, PROFILE_N);
 	print_stats("no compass, yaw from the GPS course", &f.st);
-	assert_true(rms(f.st.yaw2, f.st.n) < 2.0);
+	/* without a compass the heading is observable in turns only (and
+	 * through airspeed and sideslip against the wind): looser than with one */
+	assert_true(rms(f.st.yaw2, f.st.n) < 5.0);
 	assert_true(rms(f.st.roll2, f.st.n) < 0.5);
 	assert_true(estim_is_converged(&f.e));
 }
