@@ -281,8 +281,6 @@ static void gcs_task(void *ctx, uint64_t now_us)
 	if (sv.gcs_last_us && now_us - sv.gcs_last_us < GCS_PERIOD_US)
 		return;
 	sv.gcs_last_us = now_us;
-	/* No estimator publishes yet: the vehicle knows nothing and says so. */
-	vehicle_update(&sv.vehicle, 0, sv.mission.count);
 	sv.gcs.arming_check = (uint32_t)param_get(sv.arming_check_idx);
 	/* SYS_STATUS load: the main loop's mean run time over its period. */
 	const struct sched_stats *st = sched_stats(sv.sched, SCHED_MAIN);
@@ -374,6 +372,13 @@ static void save_task(void *ctx, uint64_t now_us)
 	}
 	(void)ctx;
 	(void)now_us;
+}
+
+void services_flight_refs(struct gcs **gcs, struct vehicle **vehicle, struct mission **mission)
+{
+	*gcs = &sv.gcs;
+	*vehicle = &sv.vehicle;
+	*mission = &sv.mission;
 }
 
 int services_exit_request(void)

@@ -36,6 +36,11 @@ int services_save_mission(const char *path, char *err, size_t err_len);
 int services_links(const struct config *cfg, char *err, size_t err_len);
 /* Registers the tasks: links on the uart thread, GCS on main, saves on io. */
 int services_add_tasks(struct sched *s);
+struct gcs;
+struct vehicle;
+struct mission;
+/* The vehicle, the live mission and the ground-station state the flight shares (main thread). */
+void services_flight_refs(struct gcs **gcs, struct vehicle **vehicle, struct mission **mission);
 /* Any thread: enum gcs_exit_request, what a ground station asked of the daemon. */
 int services_exit_request(void);
 /* After the threads have stopped: a last save, then the links close. */

@@ -157,8 +157,13 @@ void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t
 	case MAVLINK_MSG_ID_PARAM_SET:
 		param_set_msg(g, link, f);
 		break;
-	case MAVLINK_MSG_ID_HEARTBEAT:
+	case MAVLINK_MSG_ID_HEARTBEAT: {
+		struct mavlink_heartbeat m;
+		mavlink_heartbeat_unpack(mavlink_payload(f), f->len, &m);
+		if (m.type == 6)  /* MAV_TYPE_GCS: the ground-station failsafe watches these */
+			g->gcs_heartbeat_us = now_us;
 		break;
+	}
 	case MAVLINK_MSG_ID_SETUP_SIGNING: {
 		struct mavlink_setup_signing m;
 		mavlink_setup_signing_unpack(mavlink_payload(f), f->len, &m);

@@ -153,6 +153,7 @@ struct gcs {
 	struct gcs_link_state link[GCS_MAX_LINKS];
 	unsigned int params_per_tick;  /* PARAM_VALUEs per link per gcs_tick of a list */
 	uint64_t last_heartbeat_us;
+	uint64_t gcs_heartbeat_us; /* the last HEARTBEAT from a ground station (MAV_TYPE_GCS); 0 never */
 	struct mission *mission;  /* the live mission (main thread's), NULL: none */
 	struct vehicle *vehicle;  /* modes and arming (main thread's), NULL: none */
 	uint32_t arming_check;    /* ARMING_CHECK, read by the owner */
@@ -187,6 +188,8 @@ int gcs_send_message(struct gcs *g, int link, uint32_t msgid);
  * for the SRn default, or -1 to stop it. Returns 0 or -EINVAL (not a stream).
  */
 int gcs_set_interval(struct gcs *g, int link, uint32_t msgid, int32_t interval_us);
+/* MISSION_ITEM_REACHED to every link. */
+void gcs_mission_reached(struct gcs *g, uint16_t seq);
 /* STATUSTEXT to every link (cut to 50 characters). */
 void gcs_text(struct gcs *g, enum gcs_severity sev, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

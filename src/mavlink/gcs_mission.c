@@ -353,3 +353,11 @@ void gcs_mission_tick(struct gcs *g, uint64_t now_us)
 	x->last_us = now_us;
 	request(g);
 }
+
+void gcs_mission_reached(struct gcs *g, uint16_t seq)
+{
+	struct mavlink_mission_item_reached m = { .seq = seq };
+	uint8_t p[MAVLINK_MSG_MISSION_ITEM_REACHED_MAX_LEN];
+	mavlink_mission_item_reached_pack(&m, p);
+	g->tx.send(g->tx.ctx, GCS_LINK_ALL, MAVLINK_MSG_ID_MISSION_ITEM_REACHED, p);
+}

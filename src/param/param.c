@@ -38,6 +38,8 @@ void param_init(void)
 	for (unsigned int i = 0; i < param_count; i++) {
 		assert(strlen(param_defs[i].name) <= PARAM_NAME_LEN);
 		assert(i == 0 || strcmp(param_defs[i - 1].name, param_defs[i].name) < 0);
+		/* A default outside its own range would make every saved file unloadable. */
+		assert(param_defs[i].def >= param_defs[i].min && param_defs[i].def <= param_defs[i].max);
 		atomic_store_explicit(&values[i], bits(param_defs[i].def), memory_order_relaxed);
 	}
 	atomic_store(&generation, 0);

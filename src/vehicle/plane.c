@@ -32,11 +32,16 @@ void plane_params_default(struct plane_params *p)
 	p->fs_long_actn = 0;
 	p->fs_long_timeout = 5.0f;
 	p->fs_gcs_enabl = 0;
-	p->lim_pitch_max = 2000;
-	p->lim_pitch_min = -2500;
+	/* One parameter feeds these in several modules: one value. */
+	p->ctl.arspd_fbw_min = p->nav.tecs.arspd_fbw_min;
+	p->ctl.trim_throttle = p->nav.tecs.trim_throttle;
+	p->lim_pitch_max = p->nav.tecs.lim_pitch_max;
+	p->lim_pitch_min = p->nav.tecs.lim_pitch_min;
 	p->tkoff_alt = 50;
 	p->rtl_autoland = 0;
 	p->arming_require = 1;
+	p->arming_check = 1;
+	p->arming_rudder = 1;
 }
 
 void plane_init(struct plane *p, struct vehicle *v)
@@ -164,8 +169,7 @@ static void enter_mode(struct plane *p, const struct plane_params *pp, const str
 	case PLANE_CRUISE:
 		/* Navigation's idle task holds height and speed; the roll is ours. */
 		nav_set_airspeed(&p->nav, 0.0f);
-		p->nav.task = NAV_TASK_IDLE;
-		p->nav.idle_alt_set = false;
+		nav_set_idle(&p->nav);
 		break;
 	default:
 		break;
@@ -173,15 +177,21 @@ static void enter_mode(struct plane *p, const struct plane_params *pp, const str
 	out->mode_changed = true;
 }
 
+/* A frame within PLANE_RC_STALE_US (one stamped a moment ahead of now counts as fresh). */
+static bool rc_fresh(const struct plane_input *in)
+{
+	return in->rc.timestamp_us + PLANE_RC_STALE_US > in->now_us;
+}
+
 static void rc_failsafe(struct plane *p, const struct plane_params *pp, const struct plane_input *in,
 			struct plane_output *out)
 {
 	const struct rc_frame *rc = &in->rc;
-	bool stale = in->now_us - rc->timestamp_us >= PLANE_RC_STALE_US;
+	bool stale = !rc_fresh(in);
 	bool good = in->rc_seen && !stale && !rc->failsafe &&
 		    !(pp->thr_failsafe != 0.0f && rc->channel_count >= 3 &&
 		      rc->channels_us[2] < pp->thr_fs_value);
-	if (!in->rc_seen)
+	if (!in->rc_seen || p->v->mode == PLANE_INITIALISING)
 		return;                 /* a plane flown without RC has no RC to lose */
 	if (good) {
 		p->rc_bad_since_us = 0;
@@ -278,12 +288,41 @@ static void prearm(struct plane *p, const struct plane_input *in)
 	p->v->prearm_problem = why;
 }
 
+#define RUDDER_ARM_US 3000000u
+
+static void rudder_arming(struct plane *p, const struct plane_params *pp,
+			  const struct plane_input *in, bool rc_live, struct plane_output *out)
+{
+	const struct rc_frame *rc = &in->rc;
+	bool low = rc_live && rc->channel_count >= 4 && rc->channels_us[2] < 1150;
+	bool right = low && rc->channels_us[3] > 1850 && !p->v->armed;
+	bool left = low && rc->channels_us[3] < 1150 && p->v->armed && pp->arming_rudder == 2.0f &&
+		    !navigating(p->v->mode);
+	if (pp->arming_rudder == 0.0f || (!right && !left)) {
+		p->rudder_since_us = 0;
+		return;
+	}
+	if (!p->rudder_since_us)
+		p->rudder_since_us = in->now_us;
+	if (in->now_us - p->rudder_since_us < RUDDER_ARM_US)
+		return;
+	p->rudder_since_us = 0;
+	if (right && vehicle_arm(p->v, true, false, (uint32_t)pp->arming_check, p->text,
+				 sizeof(p->text)) != 0) {
+		say(out, MAV_SEVERITY_WARNING, p->text);
+		return;
+	}
+	if (left)
+		vehicle_arm(p->v, false, false, 0, p->text, sizeof(p->text));
+	say(out, MAV_SEVERITY_INFO, right ? "Armed by rudder" : "Disarmed by rudder");
+}
+
 void plane_step(struct plane *p, const struct plane_params *pp, const struct plane_input *in,
 		struct plane_output *out)
 {
 	memset(out, 0, sizeof(*out));
 	const struct vehicle_state *vs = &in->vs;
-	bool rc_live = in->rc_seen && in->now_us - in->rc.timestamp_us < PLANE_RC_STALE_US;
+	bool rc_live = in->rc_seen && rc_fresh(in);
 	prearm(p, in);
 	if (in->home_set && !p->nav_origin_set) {
 		/* Navigation flies on a plane around home: a mode entered before is set up again. */
@@ -298,13 +337,22 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 		if (pos != p->switch_pos && p->v->mode != PLANE_INITIALISING) {
 			p->switch_pos = pos;
 			p->switch_mode = (enum plane_mode)(int)pp->fltmode[pos];
-			if (p->fs == PLANE_FS_NONE &&
+			p->switch_pending = p->fs == PLANE_FS_NONE;
+			if (p->switch_pending &&
 			    vehicle_set_mode(p->v, p->switch_mode, p->text, sizeof(p->text)) != 0)
-				say(out, MAV_SEVERITY_WARNING, p->text);
+				say(out, MAV_SEVERITY_WARNING, p->text);  /* said once, tried on */
+			else
+				p->switch_pending = false;
+		} else if (p->switch_pending && p->fs == PLANE_FS_NONE) {
+			/* The switch's mode, refused for now, is taken once it can fly. */
+			char why[96];
+			if (vehicle_set_mode(p->v, p->switch_mode, why, sizeof(why)) == 0)
+				p->switch_pending = false;
 		}
 	}
 	rc_failsafe(p, pp, in, out);
 	other_failsafes(p, pp, in, out);
+	rudder_arming(p, pp, in, rc_live, out);
 	if (p->v->mode != p->last_mode && p->v->mode != PLANE_INITIALISING) {
 		p->last_mode = p->v->mode;
 		enter_mode(p, pp, in, out);

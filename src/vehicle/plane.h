@@ -21,6 +21,10 @@
  * navigating mode -> CIRCLE (wings level with a gentle bank, holding
  * height); no attitude estimate -> MANUAL pass-through of the sticks, or
  * neutral surfaces and the motor off without RC.
+ *
+ * Arming from the sticks (ARMING_RUDDER): throttle low and full right rudder
+ * held for 3 s arms (the pre-arm checks still apply); with 2, full left
+ * rudder disarms, on the ground only (throttle low, not in an auto mode).
  */
 #ifndef FULMAR_VEHICLE_PLANE_H
 #define FULMAR_VEHICLE_PLANE_H
@@ -52,6 +56,8 @@ struct plane_params {
 	float tkoff_alt;                    /* m: TAKEOFF mode's height */
 	float rtl_autoland;                 /* 1, 2: land at DO_LAND_START */
 	float arming_require;               /* 0: the motor may run disarmed (never here) */
+	float arming_check;                 /* 0: no pre-arm checks */
+	float arming_rudder;                /* 0 off, 1 arm by rudder, 2 arm and disarm */
 };
 
 void plane_params_default(struct plane_params *p);
@@ -101,6 +107,7 @@ struct plane {
 	enum plane_mode last_mode;
 	enum plane_mode switch_mode;        /* what the RC switch last said */
 	int switch_pos;                     /* 0..5, -1 none */
+	bool switch_pending;                /* its mode was refused: taken when it can fly */
 	enum plane_failsafe fs;
 	uint64_t rc_bad_since_us;           /* 0: RC good */
 	uint64_t batt_low_since_us;
@@ -112,6 +119,7 @@ struct plane {
 	struct servo servo;
 	struct mexec mexec;
 	uint64_t landed_us;
+	uint64_t rudder_since_us;           /* rudder-arming stick held since; 0: not held */
 	char text[96];                      /* storage for plane_output.text */
 };
 

@@ -87,6 +87,10 @@ int vehicle_set_mode(struct vehicle *v, uint32_t mode, char *why, size_t why_len
 		snprintf(why, why_len, "%s refused: %s", m->name, missing(lacking));
 		return -EPERM;
 	}
+	if ((mode == PLANE_AUTO || mode == PLANE_RTL) && !v->home_set) {
+		snprintf(why, why_len, "%s refused: home not set", m->name);
+		return -EPERM;
+	}
 	if (m->needs_mission && v->mission_count < 2) {
 		snprintf(why, why_len, "%s refused: no mission", m->name);
 		return -EPERM;

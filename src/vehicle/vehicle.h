@@ -39,6 +39,7 @@ struct vehicle {
 	uint32_t valid;                /* what the estimator knew at the last update */
 	uint16_t mission_count;
 	const char *prearm_problem;    /* the first failing pre-arm check, NULL: none (plane_step) */
+	bool home_set;                 /* AUTO and RTL need a home (the owner sets it) */
 };
 
 void vehicle_init(struct vehicle *v);

@@ -61,6 +61,7 @@ static void setup(void)
 	in.batt_used_mah = NAN;
 	in.mission = &mis;
 	rc_set(1500, 1500, 1100, 1500, 1000);     /* switch position 1: MANUAL */
+	v.home_set = true;
 	vehicle_update(&v, in.vs.valid, 0);
 }
 
@@ -131,6 +132,12 @@ static void test_plane_refuses_a_mode_it_cannot_fly_and_says_why(void **state)
 	assert_int_equal(v.mode, PLANE_MANUAL);
 	assert_non_null(out.text);
 	assert_non_null(strstr(out.text, "no position"));
+	/* Once it can fly, the switch's mode is taken, without the pilot moving it again. */
+	run(0.1, true);
+	assert_int_equal(v.mode, PLANE_MANUAL);
+	in.vs.valid |= VEHICLE_POSITION_VALID;
+	run(0.01, true);
+	assert_int_equal(v.mode, PLANE_LOITER);
 }
 
 static void test_plane_rc_loss_circles_then_returns(void **state)
@@ -260,6 +267,28 @@ static void test_plane_names_the_failing_arming_check(void **state)
 	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
 }
 
+static void test_plane_arms_by_rudder_after_three_seconds(void **state)
+{
+	setup();
+	rc_set(1500, 1500, 1100, 1950, 1000);      /* throttle low, full right rudder */
+	run(2.9, true);
+	assert_false(v.armed);
+	run(0.2, true);
+	assert_true(v.armed);
+	/* Not while the pre-arm checks fail: the refusal names the check. */
+	setup();
+	in.home_set = false;
+	rc_set(1500, 1500, 1100, 1950, 1000);
+	bool said = false;
+	for (int i = 0; i < 1300; i++) {
+		run(0.0025, true);
+		if (out.text && strstr(out.text, "home"))
+			said = true;
+	}
+	assert_false(v.armed);
+	assert_true(said);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_plane_low_battery_lands_at_the_land_sequence),
 		cmocka_unit_test(test_plane_without_position_circles),
 		cmocka_unit_test(test_plane_names_the_failing_arming_check),
+		cmocka_unit_test(test_plane_arms_by_rudder_after_three_seconds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

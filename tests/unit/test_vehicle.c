@@ -35,6 +35,9 @@ static void test_vehicle_modes_need_what_they_fly_by(void **state)
 	assert_string_equal(why, "FBWB refused: no altitude estimate");
 	vehicle_update(&v, VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID, 1);
 	assert_int_equal(vehicle_set_mode(&v, PLANE_AUTO, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "AUTO refused: home not set");
+	v.home_set = true;
+	assert_int_equal(vehicle_set_mode(&v, PLANE_AUTO, why, sizeof(why)), -EPERM);
 	assert_string_equal(why, "AUTO refused: no mission");
 	vehicle_update(&v, v.valid, 5);
 	assert_int_equal(vehicle_set_mode(&v, PLANE_AUTO, why, sizeof(why)), 0);
