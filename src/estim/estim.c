@@ -621,7 +621,6 @@ static void wind_start(struct estim *e, float tas)
 
 /* ---- fusion on the delayed horizon ------------------------------------ */
 
-
 static void fuse_gps(struct estim *e, const struct estim_gps_obs *g)
 {
 	const struct estim_config *c = &e->cfg;
