@@ -54,11 +54,11 @@ int bio_open(struct bio_fixture *f)
 	return rc;
 }
 
-static uint32_t thread_hz(enum sched_thread_id t)
+static uint32_t thread_hz(const struct bio_fixture *f, enum sched_thread_id t)
 {
 	switch (t) {
 	case SCHED_TIMER: return 1000;
-	case SCHED_RCIN: return 200;
+	case SCHED_RCIN: return f->rcin_hz ? f->rcin_hz : 200;
 	case SCHED_UART: return 100;
 	case SCHED_IO: return 50;
 	case SCHED_TONE: return 100;
@@ -76,7 +76,7 @@ void bio_run(struct bio_fixture *f, uint64_t dt_us)
 		uint64_t tick = f->now_us / 1000;
 		for (size_t i = 0; i < f->n_tasks; i++) {
 			const struct sched_task *t = &f->tasks[i];
-			uint32_t hz = t->rate_hz ? t->rate_hz : thread_hz(t->thread);
+			uint32_t hz = t->rate_hz ? t->rate_hz : thread_hz(f, t->thread);
 			if (tick % (1000 / hz) == 0)
 				t->run(t->ctx, f->now_us);
 		}

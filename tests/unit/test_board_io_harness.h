@@ -27,6 +27,7 @@ struct bio_fixture {
 	void *ctx;
 	struct sched_task tasks[16];
 	size_t n_tasks;
+	uint32_t rcin_hz;             /* the rcin thread's rate; 0: 200 Hz (the default) */
 	uint64_t imu_count;
 	struct imu_sample imu_last;
 	char err[512];
