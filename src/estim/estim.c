@@ -74,7 +74,7 @@ void estim_config_default(struct estim_config *c)
 	c->gps_max_dist_m = 50000.0f;
 	c->gps_glitch_reset_s = 5.0f;
 	c->gps_timeout_s = 1.0f;
-	c->mag_declination_deg = 0.0f;
+	c->mag_declination_deg = NAN;  /* unknown: learnt in flight */
 	c->min_airspeed_m_s = 7.0f;
 	c->use_mag = true;
 	c->use_airspeed = true;
@@ -726,9 +726,11 @@ static void fuse_mag(struct estim *e, const struct estim_obs *o)
 	float r2 = c->mag_noise_gauss * c->mag_noise_gauss;
 	float r[3] = { r2, r2, r2 };
 	int rc = fuse_vector(e, ESTIM_MAG, 3, row_mag, o->v, r, c->mag_gate, o->t_us);
-	float h[N];
-	float y = row_decl(e, 0, NULL, h);
-	fuse_scalar(e, h, y, c->decl_noise_rad * c->decl_noise_rad);
+	if (isfinite(c->mag_declination_deg)) {
+		float h[N];
+		float y = row_decl(e, 0, NULL, h);
+		fuse_scalar(e, h, y, c->decl_noise_rad * c->decl_noise_rad);
+	}
 	if (rc == -ERANGE) {
 		if (e->mag_fail_since_us == 0)
 			e->mag_fail_since_us = o->t_us;
@@ -872,7 +874,8 @@ static void align(struct estim *e, uint64_t t_us)
 		float cr = cosf(roll), sr = sinf(roll), cp = cosf(pitch), sp = sinf(pitch);
 		float mx = m[0] * cp + (m[1] * sr + m[2] * cr) * sp;
 		float my = m[1] * cr - m[2] * sr;
-		yaw = em_wrap_pi(atan2f(-my, mx) + c->mag_declination_deg * DEG2RAD);
+		float decl = isfinite(c->mag_declination_deg) ? c->mag_declination_deg * DEG2RAD : 0.0f;
+		yaw = em_wrap_pi(atan2f(-my, mx) + decl);
 	}
 	struct estim_nav *x = &e->x;
 	memset(x, 0, sizeof(*x));
@@ -892,7 +895,8 @@ static void align(struct estim *e, uint64_t t_us)
 	memset(e->P, 0, sizeof(e->P));
 	float tilt_var = 0.03f * 0.03f;
 	e->P[0][0] = e->P[1][1] = tilt_var;
-	e->P[2][2] = have_mag ? 0.1f * 0.1f : 1.0f;
+	/* an unknown declination is 20 degrees at most where people fly */
+	e->P[2][2] = !have_mag ? 1.0f : isfinite(c->mag_declination_deg) ? 0.1f * 0.1f : 0.35f * 0.35f;
 	for (int i = 0; i < 3; i++) {
 		e->P[ESTIM_S_VEL + i][ESTIM_S_VEL + i] = e->tas_last_m_s > c->min_airspeed_m_s ? 25.0f : 0.25f;
 		e->P[ESTIM_S_POS + i][ESTIM_S_POS + i] = 1.0f;

@@ -79,7 +79,8 @@ struct estim_config {
 	float gps_glitch_reset_s; /* position innovations failing this long: reset to GPS */
 	float gps_timeout_s;    /* no fix this long: GPS lost */
 	/* other */
-	float mag_declination_deg; /* true = magnetic + declination */
+	float mag_declination_deg; /* true = magnetic + declination; NAN (default): unknown,
+	                            * the earth field's direction is learnt in flight */
 	float min_airspeed_m_s; /* airspeed and sideslip fusion above this */
 	bool use_mag, use_airspeed, use_beta, use_gps_hgt;
 	float hgt_disagree_reset_s; /* baro failing its gate this long: rebase it */

@@ -372,6 +372,27 @@ static void test_estim_flight_meets_them_at_100_and_400_hz(void **state)
 	check_accuracy(7, 400.0f);
 }
 
+/* The daemon may not know the declination (no WMM table): the filter then
+ * learns the earth field's direction in flight, from GPS in turns. */
+static void test_estim_flight_learns_an_unknown_declination(void **state)
+{
+	static struct fly f;
+	struct estim_config c;
+	default_cfg(&c);
+	c.mag_declination_deg = NAN;
+	fly_init(&f, 3, &c);
+	fly_converge(&f);
+	f.eval = true;
+	fly_profile(&f, profile, PROFILE_N);
+	print_stats("declination unknown (12.5 deg in the simulator)", &f.st);
+	print_message("    wind error RMS %.2f max %.2f m/s\n", rms(f.st.wind2, f.st.n), f.st.wind_max);
+	assert_true(rms(f.st.yaw2, f.st.n) < 2.0);
+	assert_true(rms(f.st.roll2, f.st.n) < 0.5 && rms(f.st.pitch2, f.st.n) < 0.5);
+	assert_true(rms(f.st.vel2, f.st.n) < 0.3);
+	assert_true(rms(f.st.wind2, f.st.n) < 0.6);
+	assert_true(estim_is_converged(&f.e));
+}
+
 static void test_estim_flight_dead_reckons_through_a_gps_loss(void **state)
 {
 	static struct fly f;
@@ -733,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_estim_flight_meets_the_accuracy_targets),
 		cmocka_unit_test(test_estim_flight_meets_them_with_other_noise),
 		cmocka_unit_test(test_estim_flight_meets_them_at_100_and_400_hz),
+		cmocka_unit_test(test_estim_flight_learns_an_unknown_declination),
 		cmocka_unit_test(test_estim_flight_dead_reckons_through_a_gps_loss),
 		cmocka_unit_test(test_estim_flight_rejects_a_gps_glitch_then_follows_a_lasting_jump),
 		cmocka_unit_test(test_estim_flight_rejects_magnetic_interference),
