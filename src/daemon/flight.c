@@ -32,6 +32,8 @@ static struct flight {
 	struct battery_sample batt;
 	bool home_set;
 	bool was_armed;
+	enum plane_mode mode_said;      /* for the log: what was last said */
+	bool armed_said;
 	uint32_t health;                /* the estimator's, as last said */
 	uint64_t last_us;
 	uint32_t param_gen;             /* the parameters' generation last loaded */
@@ -46,12 +48,22 @@ void flight_init(struct sensor_hub *hub, struct rcout *out)
 	fl.out = out;
 	services_flight_refs(&fl.gcs, &fl.vehicle, &fl.mission);
 	estim_config_default(&fl.est_cfg);
+	/* Height from the barometer, as ArduPilot's EKF does by default (EK2_ALT_SOURCE 0):
+	 * GPS height wanders by metres over minutes; a landing needs the baro's steadiness. */
+	fl.est_cfg.use_gps_hgt = false;
+	/* The filter runs at the main loop's rate (50..400 Hz). */
+	float rate = param_get_by_name("SCHED_LOOP_RATE");
+	fl.est_cfg.filter_rate_hz = rate < 50.0f ? 50.0f : rate > 400.0f ? 400.0f : rate;
+	/* Declination: the field's, or learnt in flight (no world magnetic model here). */
+	fl.est_cfg.mag_declination_deg = param_get_by_name("COMPASS_AUTODEC") != 0.0f ?
+					 NAN : param_get_by_name("COMPASS_DEC") * 57.29578f;
 	estim_init(&fl.est, &fl.est_cfg);
 	plane_params_default(&fl.pp);
 	if (flight_params_load(&fl.pp))
 		log_err("parameters missing from the table: the flight code's defaults stand");
 	fl.param_gen = param_generation();
 	plane_init(&fl.plane, fl.vehicle);
+	fl.mode_said = fl.vehicle->mode;
 	fl.batt.voltage_v = NAN;
 	fl.batt.consumed_mah = NAN;
 	atomic_init(&fl.armed, false);
@@ -151,7 +163,7 @@ static void tell_estimator_changes(void)
 					 said[i].bit != ESTIM_H_MAG_REJECTING &&
 					 said[i].bit != ESTIM_H_IMU_BAD && said[i].bit != ESTIM_H_IMU_FROZEN ?
 				 GCS_SEV_INFO : GCS_SEV_WARNING, "%s", text);
-		log_info("%s", text);
+		log_info("%.3f s: %s", (double)fl.last_us * 1e-6, text);
 	}
 }
 
@@ -197,12 +209,21 @@ void flight_task(void *ctx, uint64_t now_us)
 		gcs_text(fl.gcs, fl.po.text_severity <= 2 ? GCS_SEV_CRITICAL :
 				 fl.po.text_severity <= 4 ? GCS_SEV_WARNING : GCS_SEV_INFO,
 			 "%s", fl.po.text);
-		log_info("%s", fl.po.text);
+		log_info("%.3f s: %s", (double)now_us * 1e-6, fl.po.text);
 	}
-	if (fl.po.mode_changed)
-		log_info("mode %s", vehicle_mode_name(fl.vehicle->mode));
-	if (fl.po.reached)
+	if (fl.po.mode_changed || fl.vehicle->mode != fl.mode_said) {
+		fl.mode_said = fl.vehicle->mode;
+		log_info("%.3f s: mode %s", (double)now_us * 1e-6, vehicle_mode_name(fl.vehicle->mode));
+	}
+	if (fl.vehicle->armed != fl.armed_said) {
+		fl.armed_said = fl.vehicle->armed;
+		log_info("%.3f s: %s", (double)now_us * 1e-6, fl.armed_said ? "armed" : "disarmed");
+	}
+	if (fl.po.reached) {
 		gcs_mission_reached(fl.gcs, fl.po.reached_seq);
+		gcs_text(fl.gcs, GCS_SEV_INFO, "Reached waypoint #%u", fl.po.reached_seq);
+		log_info("%.3f s: reached waypoint #%u", (double)now_us * 1e-6, fl.po.reached_seq);
+	}
 	if (fl.vehicle->mode == PLANE_AUTO && fl.plane.mexec.phase == MEXEC_FLYING)
 		fl.mission->current = fl.plane.mexec.current;
 	atomic_store_explicit(&fl.armed, fl.vehicle->armed, memory_order_relaxed);

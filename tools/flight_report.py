@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Scores and draws a simulated flight: fulmar-sim's ground truth, the mission
+flown and fulmard's log.
+
+  flight_report.py report --truth T.csv --mission M.waypoints --log fulmard.log
+                          [--svg OUT.svg] [--json OUT.json] [--check demo|windy|none]
+  flight_report.py follow --status SIM_STDOUT --log fulmard.log --mission M --laps N
+
+`report` prints the summary (flight time, distance, laps, touchdown error,
+tracking errors, loop timing) and, with --check, compares it with the flight
+quality the project holds itself to (exit 1 naming what failed). `follow`
+shows the flight's progress while it flies. Standard library only.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import re
+import sys
+import time
+
+EARTH_R = 6378137.0
+STALL_M_S = 9.0            # the simulated airframe's stall speed (tools/sim/model.c)
+NAV_CMDS = {16, 17, 18, 19, 20, 21, 22, 31}
+
+
+def ne_of(lat0, lon0, lat, lon):
+    n = math.radians(lat - lat0) * EARTH_R
+    e = math.radians(lon - lon0) * EARTH_R * math.cos(math.radians(lat0))
+    return n, e
+
+
+def load_mission(path):
+    items = []
+    with open(path) as f:
+        lines = f.read().split('\n')
+    if not lines or not lines[0].startswith('QGC WPL'):
+        sys.exit('%s: not a QGC WPL file' % path)
+    for ln in lines[1:]:
+        if not ln.strip():
+            continue
+        v = ln.split()
+        items.append({'seq': int(v[0]), 'frame': int(v[2]), 'cmd': int(v[3]),
+                      'p': [float(x) for x in v[4:8]], 'lat': float(v[8]), 'lon': float(v[9]),
+                      'alt': float(v[10])})
+    home = items[0]
+    for it in items:
+        if it['lat'] == 0 and it['lon'] == 0:
+            it['ne'] = None
+        else:
+            it['ne'] = ne_of(home['lat'], home['lon'], it['lat'], it['lon'])
+        # heights above home (frame 0: above mean sea level)
+        it['rel'] = it['alt'] - home['alt'] if it['frame'] in (0, 5) else it['alt']
+    return items
+
+
+def load_truth(path):
+    rows = []
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            rows.append({'t': float(r['t_s']), 'phase': r['phase'],
+                         'n': float(r['pos_n_m']), 'e': float(r['pos_e_m']),
+                         'h': -float(r['pos_d_m']), 'as': float(r['airspeed_m_s']),
+                         'roll': float(r['roll_deg']), 'armed': r['armed'] == '1',
+                         'thr': float(r['throttle']), 'ground': r['on_ground'] == '1',
+                         'crashed': r['crashed'] == '1'})
+    if not rows:
+        sys.exit('%s: no rows' % path)
+    return rows
+
+
+LOG_EVENT = re.compile(r'(\d+\.\d+) s: (.*)$')
+
+
+def load_log(path):
+    ev, timing = [], {}
+    if not path or not os.path.exists(path):
+        return ev, timing
+    with open(path, errors='replace') as f:
+        for ln in f:
+            m = LOG_EVENT.search(ln)
+            if m:
+                ev.append((float(m.group(1)), m.group(2).strip()))
+            m = re.search(r'fulmard:\s+(timer|main)\s+(\d+)\s+\d+\s+(\d+)\s+\|\s+([\d.]+)\s+([\d.]+)\s+'
+                          r'([\d.]+)\s+([\d.]+)\s+\|\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+\|\s+(\d+)\s+(\d+)', ln)
+            if m:
+                timing[m.group(1)] = {'hz': int(m.group(2)), 'loops': int(m.group(3)),
+                                      'wake_p99_us': float(m.group(5)),
+                                      'wake_max_us': float(m.group(7)),
+                                      'run_p50_us': float(m.group(8)),
+                                      'run_p99_us': float(m.group(9)),
+                                      'run_max_us': float(m.group(10)),
+                                      'over_1_5x': int(m.group(11)), 'over_2x': int(m.group(12))}
+    return ev, timing
+
+
+def rms(xs):
+    return math.sqrt(sum(x * x for x in xs) / len(xs)) if xs else float('nan')
+
+
+def score(truth, mission, events, cruise_m_s):
+    s = {}
+    air = [r for r in truth if r['phase'] == 'air']
+    launch_t = next((r['t'] for r in truth if r['phase'] in ('throw', 'air')), None)
+    s['crashed'] = any(r['crashed'] for r in truth)
+    armed_rows = [r for r in truth if r['armed']]
+    home_h = armed_rows[0]['h'] if armed_rows else 0.0   # home is where it was armed
+    # touchdown: the first ground contact after flying
+    td = None
+    for i, r in enumerate(truth):
+        if r['phase'] == 'ground' and i > 0 and truth[i - 1]['phase'] == 'air':
+            td = r
+            break
+    s['flight_time_s'] = (td['t'] if td else truth[-1]['t']) - (launch_t or 0.0)
+    dist = 0.0
+    for a, b in zip(air, air[1:]):
+        dist += math.hypot(b['n'] - a['n'], b['e'] - a['e'])
+    s['distance_m'] = dist
+    s['max_height_m'] = max((r['h'] for r in air), default=0.0)
+    s['max_airspeed_m_s'] = max((r['as'] for r in air), default=0.0)
+    reached = [(t, int(m.group(1))) for t, txt in events
+               for m in [re.match(r'reached waypoint #(\d+)', txt)] if m]
+    counts = {}
+    for _, seq in reached:
+        counts[seq] = counts.get(seq, 0) + 1
+    s['laps'] = max(counts.values()) if counts else 0
+    s['waypoints_reached'] = [seq for _, seq in reached]
+    s['modes'] = [txt[5:] for _, txt in events if txt.startswith('mode ')]
+    s['failsafes'] = [txt for _, txt in events if 'failsafe' in txt.lower()]
+    # straight legs between consecutive waypoints reached
+    xt, ht, asp = [], [], []
+    by_seq = {it['seq']: it for it in mission}
+    for (t0, a), (t1, b) in zip(reached, reached[1:]):
+        wa, wb = by_seq.get(a), by_seq.get(b)
+        if not wa or not wb or not wa['ne'] or not wb['ne'] or wb['cmd'] != 16:
+            continue
+        (an, ae), (bn, be) = wa['ne'], wb['ne']
+        length = math.hypot(bn - an, be - ae)
+        if length < 250:
+            continue
+        un, ue = (bn - an) / length, (be - ae) / length
+        for r in truth:
+            if r['t'] < t0 or r['t'] > t1 or r['phase'] != 'air':
+                continue
+            along = (r['n'] - an) * un + (r['e'] - ae) * ue
+            if along < 100 or along > length - 90:   # the turns in and out are not a straight leg
+                continue
+            xt.append((r['n'] - an) * ue - (r['e'] - ae) * un)
+            target = wa['rel'] + (wb['rel'] - wa['rel']) * along / length + home_h
+            ht.append(r['h'] - target)
+            asp.append(r['as'] - cruise_m_s)
+    s['xtrack_rms_m'] = rms(xt)
+    s['alt_rms_m'] = rms(ht)
+    s['airspeed_err_max_m_s'] = max((abs(x) for x in asp), default=float('nan'))
+    s['airspeed_err_rms_m_s'] = rms(asp)
+    # safety margins in the air (past the throw, above 5 m)
+    flying = [r for r in air if launch_t is not None and r['t'] > launch_t + 3 and r['h'] > 5]
+    s['min_airspeed_m_s'] = min((r['as'] for r in flying), default=float('nan'))
+    s['max_bank_deg'] = max((abs(r['roll']) for r in flying), default=float('nan'))
+    # touchdown against the land point, along and across the final approach
+    land = next((it for it in mission if it['cmd'] == 21), None)
+    if land and td:
+        prev = None
+        for it in mission:
+            if it['seq'] < land['seq'] and it['cmd'] in NAV_CMDS and it['ne']:
+                prev = it
+        ln, le = land['ne']
+        if prev:
+            pn, pe = prev['ne']
+            L = math.hypot(ln - pn, le - pe) or 1.0
+            un, ue = (ln - pn) / L, (le - pe) / L
+        else:
+            un, ue = 1.0, 0.0
+        s['touchdown_along_m'] = (td['n'] - ln) * un + (td['e'] - le) * ue
+        s['touchdown_cross_m'] = (td['n'] - ln) * ue - (td['e'] - le) * un
+    last = truth[-1]
+    s['disarmed_at_end'] = not last['armed']
+    s['motor_off_at_end'] = last['thr'] < 0.01
+    s['landed'] = bool(td) and last['ground'] and not s['crashed']
+    return s
+
+
+CHECKS = {
+    # the demo mission in a 5 m/s crosswind (issue: flight quality)
+    'demo': [('laps', '>=', 3), ('xtrack_rms_m', '<', 3.0), ('alt_rms_m', '<', 2.0),
+             ('airspeed_err_max_m_s', '<=', 1.5), ('touchdown_along_m', 'abs<', 10.0),
+             ('touchdown_cross_m', 'abs<', 3.0), ('min_airspeed_m_s', '>=', STALL_M_S * 1.2),
+             ('max_bank_deg', '<=', 50.0), ('disarmed_at_end', '==', True),
+             ('motor_off_at_end', '==', True), ('crashed', '==', False)],
+    # 10 m/s and turbulence: completes and lands within 20 m
+    'windy': [('laps', '>=', 3), ('touchdown_along_m', 'abs<', 20.0),
+              ('touchdown_cross_m', 'abs<', 20.0), ('disarmed_at_end', '==', True),
+              ('crashed', '==', False)],
+    'none': [],
+}
+
+
+def check(s, which):
+    bad = []
+    for key, op, want in CHECKS[which]:
+        v = s.get(key)
+        ok = v is not None and not (isinstance(v, float) and math.isnan(v))
+        if ok:
+            ok = {'>=': lambda: v >= want, '<': lambda: v < want, '<=': lambda: v <= want,
+                  '==': lambda: v == want, 'abs<': lambda: abs(v) < want}[op]()
+        if not ok:
+            bad.append('%s = %s, wanted %s %s' % (key, v, op, want))
+    return bad
+
+
+def summary_text(s, timing):
+    f = lambda k, fmt='%.1f': (fmt % s[k]) if isinstance(s.get(k), (int, float)) else '-'
+    lines = [
+        'flight time %s s, %s m flown, highest %s m, fastest %s m/s' % (
+            f('flight_time_s'), f('distance_m', '%.0f'), f('max_height_m'), f('max_airspeed_m_s')),
+        'laps %d; waypoints %s' % (s['laps'], ' '.join(str(x) for x in s['waypoints_reached'])),
+        'straight legs: cross-track RMS %s m, height RMS %s m, airspeed error max %s m/s' % (
+            f('xtrack_rms_m', '%.2f'), f('alt_rms_m', '%.2f'), f('airspeed_err_max_m_s', '%.2f')),
+        'slowest %s m/s (stall + 20%% = %.1f), steepest bank %s deg' % (
+            f('min_airspeed_m_s'), STALL_M_S * 1.2, f('max_bank_deg')),
+        'touchdown %s m along, %s m across the land point; %s, %s' % (
+            f('touchdown_along_m'), f('touchdown_cross_m'),
+            'disarmed' if s['disarmed_at_end'] else 'STILL ARMED',
+            'motor off' if s['motor_off_at_end'] else 'MOTOR RUNNING'),
+        'modes: %s' % (' -> '.join(s['modes']) or '-'),
+    ]
+    if s['failsafes']:
+        lines.append('failsafes: %s' % '; '.join(s['failsafes']))
+    for th in ('timer', 'main'):
+        if th in timing:
+            t = timing[th]
+            lines.append('%s loop %d Hz: run time p50 %.1f us, p99 %.1f us, max %.1f us; '
+                         '%d loops over 1.5x their period' % (
+                             th, t['hz'], t['run_p50_us'], t['run_p99_us'], t['run_max_us'],
+                             t['over_1_5x']))
+    return '\n'.join(lines)
+
+
+def svg(truth, mission, s, path, title):
+    W, H = 1100, 560
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'font-family="sans-serif" font-size="12">' % (W, H),
+           '<rect width="100%" height="100%" fill="white"/>',
+           '<text x="20" y="24" font-size="16">%s</text>' % title]
+    # ground track, north up, equal scales
+    pts = [(r['n'], r['e']) for r in truth if r['phase'] != 'held']
+    wps = [it for it in mission if it['ne']]
+    ns = [p[0] for p in pts] + [w['ne'][0] for w in wps]
+    es = [p[1] for p in pts] + [w['ne'][1] for w in wps]
+    n0, n1, e0, e1 = min(ns) - 30, max(ns) + 30, min(es) - 30, max(es) + 30
+    box = (20, 40, 500, 500)
+    k = min(box[2] / (e1 - e0), box[3] / (n1 - n0))
+    X = lambda e: box[0] + (e - e0) * k
+    Y = lambda n: box[1] + box[3] - (n - n0) * k
+    out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="#f4f8ee" stroke="#999"/>' % box)
+    out.append('<text x="%d" y="%d">ground track (north up), 100 m grid</text>' % (box[0] + 4, box[1] + 14))
+    g = math.floor(e0 / 100) * 100
+    while g < e1:
+        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#dde"/>' % (X(g), box[1], X(g), box[1] + box[3]))
+        g += 100
+    g = math.floor(n0 / 100) * 100
+    while g < n1:
+        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#dde"/>' % (box[0], Y(g), box[0] + box[2], Y(g)))
+        g += 100
+    legs = [w for w in wps if w['cmd'] in NAV_CMDS and w['seq'] > 0]
+    out.append('<polyline fill="none" stroke="#88a" stroke-dasharray="6,4" points="%s"/>' %
+               ' '.join('%.1f,%.1f' % (X(w['ne'][1]), Y(w['ne'][0])) for w in legs))
+    out.append('<polyline fill="none" stroke="#c22" stroke-width="1.2" points="%s"/>' %
+               ' '.join('%.1f,%.1f' % (X(e), Y(n)) for n, e in pts[::10]))
+    for w in wps:
+        x, y = X(w['ne'][1]), Y(w['ne'][0])
+        col = '#070' if w['cmd'] == 21 else '#225'
+        out.append('<circle cx="%.1f" cy="%.1f" r="4" fill="%s"/><text x="%.1f" y="%.1f">%d</text>' %
+                   (x, y, col, x + 6, y - 6, w['seq']))
+    # time series
+    def series(key, label, unit, y0, color):
+        bx = (560, y0, 520, 220)
+        rows = [r for r in truth if r['phase'] != 'held']
+        if not rows:
+            return
+        t0, t1 = rows[0]['t'], rows[-1]['t']
+        vs = [r[key] for r in rows]
+        v0, v1 = min(vs + [0]), max(vs) * 1.1 + 1
+        xs = lambda t: bx[0] + (t - t0) / max(t1 - t0, 1) * bx[2]
+        ys = lambda v: bx[1] + bx[3] - (v - v0) / (v1 - v0) * bx[3]
+        out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>' % bx)
+        out.append('<text x="%d" y="%d">%s (%s), %.0f..%.0f over %.0f s</text>' %
+                   (bx[0] + 4, bx[1] + 14, label, unit, v0, v1, t1 - t0))
+        out.append('<polyline fill="none" stroke="%s" points="%s"/>' % (
+            color, ' '.join('%.1f,%.1f' % (xs(r['t']), ys(r[key])) for r in rows[::10])))
+    series('h', 'height above the field', 'm', 40, '#15a')
+    series('as', 'airspeed', 'm/s', 300, '#a51')
+    out.append('<text x="560" y="545">laps %d, touchdown %.1f m along / %.1f m across, '
+               'cross-track RMS %.2f m</text>' % (s['laps'], s.get('touchdown_along_m', float('nan')),
+                                                   s.get('touchdown_cross_m', float('nan')),
+                                                   s['xtrack_rms_m']))
+    out.append('</svg>')
+    with open(path, 'w') as f:
+        f.write('\n'.join(out) + '\n')
+
+
+def cmd_report(a):
+    mission = load_mission(a.mission)
+    truth = load_truth(a.truth)
+    events, timing = load_log(a.log)
+    s = score(truth, mission, events, a.cruise)
+    s['timing'] = timing
+    print(summary_text(s, timing))
+    if a.svg:
+        svg(truth, mission, s, a.svg, a.title)
+    if a.json:
+        with open(a.json, 'w') as f:
+            json.dump(s, f, indent=1, default=str)
+    bad = check(s, a.check)
+    for b in bad:
+        print('FAILED: %s' % b)
+    return 1 if bad else 0
+
+
+STATUS = re.compile(r't=([\d.]+) (\w+) lat=([-\d.]+) lon=([-\d.]+) alt=([-\d.]+)m agl=([-\d.]+)m '
+                    r'as=([-\d.]+)m/s')
+
+
+def cmd_follow(a):
+    """Progress while it flies: phase, lap, height, airspeed, distance to the next waypoint."""
+    mission = load_mission(a.mission)
+    by_seq = {it['seq']: it for it in mission}
+    home = mission[0]
+    seen_status = 0
+    last_seq, lap, laps_seen = None, 0, {}
+    start = time.time()
+    while True:
+        status = None
+        try:
+            with open(a.status, errors='replace') as f:
+                for ln in f.readlines()[seen_status:]:
+                    m = STATUS.search(ln)
+                    if m:
+                        status = m
+        except OSError:
+            pass
+        events, _ = load_log(a.log)
+        reached = [int(m.group(1)) for _, txt in events
+                   for m in [re.match(r'reached waypoint #(\d+)', txt)] if m]
+        for seq in reached:
+            laps_seen[seq] = 0
+        counts = {}
+        for seq in reached:
+            counts[seq] = counts.get(seq, 0) + 1
+        lap = max(counts.values()) if counts else 0
+        nxt = None
+        if reached:
+            last_seq = reached[-1]
+            for it in mission:
+                if it['seq'] > last_seq and it['cmd'] in NAV_CMDS and it['ne']:
+                    nxt = it
+                    break
+            if last_seq == max(s for s in counts) and nxt is None:
+                nxt = None
+        modes = [txt[5:] for _, txt in events if txt.startswith('mode ')]
+        landed = any('Landed' in txt for _, txt in events)
+        if status:
+            t, phase = float(status.group(1)), status.group(2)
+            lat, lon = float(status.group(3)), float(status.group(4))
+            agl, asp = float(status.group(6)), float(status.group(7))
+            n, e = ne_of(home['lat'], home['lon'], lat, lon)
+            if nxt:
+                d = math.hypot(nxt['ne'][0] - n, nxt['ne'][1] - e)
+                to = 'next #%d in %4.0f m' % (nxt['seq'], d)
+            else:
+                to = 'landed' if landed else ''
+            what = phase if not modes else '%s/%s' % (phase, modes[-1])
+            frac = min(1.0, lap / a.laps) if a.laps else 0
+            bar = '#' * int(frac * 20) + '.' * (20 - int(frac * 20))
+            line = '  %6.1f s  %-12s lap %d of %d [%s]  %5.1f m  %4.1f m/s  %s' % (
+                t, what, min(lap, a.laps), a.laps, bar, agl, asp, to)
+            sys.stdout.write('\r' + line.ljust(100))
+            sys.stdout.flush()
+        if os.path.exists(a.done) or time.time() - start > a.timeout:
+            sys.stdout.write('\n')
+            return 0
+        time.sleep(0.2)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    r = sub.add_parser('report')
+    r.add_argument('--truth', required=True)
+    r.add_argument('--mission', required=True)
+    r.add_argument('--log')
+    r.add_argument('--svg')
+    r.add_argument('--json')
+    r.add_argument('--title', default='fulmar: the demonstration flight')
+    r.add_argument('--cruise', type=float, default=15.0, help='TRIM_ARSPD_CM / 100')
+    r.add_argument('--check', choices=sorted(CHECKS), default='none')
+    f = sub.add_parser('follow')
+    f.add_argument('--status', required=True)
+    f.add_argument('--log', required=True)
+    f.add_argument('--mission', required=True)
+    f.add_argument('--laps', type=int, default=3)
+    f.add_argument('--done', required=True, help='stop when this file exists')
+    f.add_argument('--timeout', type=float, default=3600)
+    a = ap.parse_args()
+    sys.exit(cmd_report(a) if a.cmd == 'report' else cmd_follow(a))
+
+
+if __name__ == '__main__':
+    main()
