@@ -173,6 +173,7 @@ def score(truth, mission, events, cruise_m_s):
             un, ue = (ln - pn) / L, (le - pe) / L
         else:
             un, ue = 1.0, 0.0
+        s['touchdown_t'] = td['t']
         s['touchdown_along_m'] = (td['n'] - ln) * un + (td['e'] - le) * ue
         s['touchdown_cross_m'] = (td['n'] - ln) * ue - (td['e'] - le) * un
     last = truth[-1]
@@ -250,12 +251,13 @@ def svg(truth, mission, s, path, title):
     ns = [p[0] for p in pts] + [w['ne'][0] for w in wps]
     es = [p[1] for p in pts] + [w['ne'][1] for w in wps]
     n0, n1, e0, e1 = min(ns) - 30, max(ns) + 30, min(es) - 30, max(es) + 30
-    box = (20, 40, 500, 500)
+    box = (20, 56, 500, 480)
     k = min(box[2] / (e1 - e0), box[3] / (n1 - n0))
     X = lambda e: box[0] + (e - e0) * k
     Y = lambda n: box[1] + box[3] - (n - n0) * k
     out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="#f4f8ee" stroke="#999"/>' % box)
-    out.append('<text x="%d" y="%d">ground track (north up), 100 m grid</text>' % (box[0] + 4, box[1] + 14))
+    out.append('<text x="%d" y="%d">ground track (north up, 100 m grid): planned dashed, flown red</text>'
+               % (box[0], box[1] - 6))
     g = math.floor(e0 / 100) * 100
     while g < e1:
         out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#dde"/>' % (X(g), box[1], X(g), box[1] + box[3]))
@@ -272,12 +274,15 @@ def svg(truth, mission, s, path, title):
     for w in wps:
         x, y = X(w['ne'][1]), Y(w['ne'][0])
         col = '#070' if w['cmd'] == 21 else '#225'
-        out.append('<circle cx="%.1f" cy="%.1f" r="4" fill="%s"/><text x="%.1f" y="%.1f">%d</text>' %
-                   (x, y, col, x + 6, y - 6, w['seq']))
+        name = {0: 'home', 21: 'land', 22: 'takeoff'}.get(w['cmd'] if w['seq'] else 0, '')
+        out.append('<circle cx="%.1f" cy="%.1f" r="4" fill="%s"/><text x="%.1f" y="%.1f">%d %s</text>' %
+                   (x, y, col, x + 6, y + (14 if w['seq'] == 0 else -6), w['seq'], name))
     # time series
+    end_t = s.get('touchdown_t', truth[-1]['t']) + 15
+
     def series(key, label, unit, y0, color):
         bx = (560, y0, 520, 220)
-        rows = [r for r in truth if r['phase'] != 'held']
+        rows = [r for r in truth if r['phase'] != 'held' and r['t'] <= end_t]
         if not rows:
             return
         t0, t1 = rows[0]['t'], rows[-1]['t']
@@ -290,7 +295,7 @@ def svg(truth, mission, s, path, title):
                    (bx[0] + 4, bx[1] + 14, label, unit, v0, v1, t1 - t0))
         out.append('<polyline fill="none" stroke="%s" points="%s"/>' % (
             color, ' '.join('%.1f,%.1f' % (xs(r['t']), ys(r[key])) for r in rows[::10])))
-    series('h', 'height above the field', 'm', 40, '#15a')
+    series('h', 'height above the field', 'm', 56, '#15a')
     series('as', 'airspeed', 'm/s', 300, '#a51')
     out.append('<text x="560" y="545">laps %d, touchdown %.1f m along / %.1f m across, '
                'cross-track RMS %.2f m</text>' % (s['laps'], s.get('touchdown_along_m', float('nan')),
@@ -329,8 +334,9 @@ def cmd_follow(a):
     by_seq = {it['seq']: it for it in mission}
     home = mission[0]
     seen_status = 0
-    last_seq, lap, laps_seen = None, 0, {}
+    lap = 0
     start = time.time()
+    tty, said = sys.stdout.isatty(), 0.0
     while True:
         status = None
         try:
@@ -344,8 +350,6 @@ def cmd_follow(a):
         events, _ = load_log(a.log)
         reached = [int(m.group(1)) for _, txt in events
                    for m in [re.match(r'reached waypoint #(\d+)', txt)] if m]
-        for seq in reached:
-            laps_seen[seq] = 0
         counts = {}
         for seq in reached:
             counts[seq] = counts.get(seq, 0) + 1
@@ -354,11 +358,14 @@ def cmd_follow(a):
         if reached:
             last_seq = reached[-1]
             for it in mission:
-                if it['seq'] > last_seq and it['cmd'] in NAV_CMDS and it['ne']:
+                if it['seq'] <= last_seq:
+                    continue
+                if it['cmd'] == 177 and lap < a.laps:      # DO_JUMP with laps to go
+                    nxt = by_seq.get(int(it['p'][0]))
+                    break
+                if it['cmd'] in NAV_CMDS and it['ne']:
                     nxt = it
                     break
-            if last_seq == max(s for s in counts) and nxt is None:
-                nxt = None
         modes = [txt[5:] for _, txt in events if txt.startswith('mode ')]
         landed = any('Landed' in txt for _, txt in events)
         if status:
@@ -376,10 +383,15 @@ def cmd_follow(a):
             bar = '#' * int(frac * 20) + '.' * (20 - int(frac * 20))
             line = '  %6.1f s  %-12s lap %d of %d [%s]  %5.1f m  %4.1f m/s  %s' % (
                 t, what, min(lap, a.laps), a.laps, bar, agl, asp, to)
-            sys.stdout.write('\r' + line.ljust(100))
-            sys.stdout.flush()
+            if tty:
+                sys.stdout.write('\r' + line.ljust(100))
+                sys.stdout.flush()
+            elif time.time() - said >= 1.0:
+                print(line, flush=True)
+                said = time.time()
         if os.path.exists(a.done) or time.time() - start > a.timeout:
-            sys.stdout.write('\n')
+            if tty:
+                sys.stdout.write('\n')
             return 0
         time.sleep(0.2)
 
