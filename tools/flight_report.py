@@ -64,6 +64,7 @@ def load_truth(path):
                          'n': float(r['pos_n_m']), 'e': float(r['pos_e_m']),
                          'h': -float(r['pos_d_m']), 'as': float(r['airspeed_m_s']),
                          'roll': float(r['roll_deg']), 'armed': r['armed'] == '1',
+                         'ail': float(r['aileron']),
                          'thr': float(r['throttle']), 'ground': r['on_ground'] == '1',
                          'crashed': r['crashed'] == '1'})
     if not rows:

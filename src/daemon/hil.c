@@ -91,6 +91,7 @@ int hil_open(struct hil *h, const struct link_spec *spec, struct sensor_hub *hub
 	h->out.base = (struct rcout){ .ops = &hil_rcout_ops, .channels = HIL_CHANNELS };
 	for (int i = 0; i < HIL_CHANNELS; i++)
 		atomic_init(&h->out.pulse_us[i], 0);
+	atomic_init(&h->answer_us, 0);
 	char what[256];
 	link_spec_format(&h->spec, what, sizeof(what));
 	int rc = -EINVAL;
@@ -127,9 +128,28 @@ struct rcout *hil_rcout(struct hil *h)
 	return &h->out.base;
 }
 
-static uint64_t stamp(const struct hil *h, uint64_t sim_us)
+/* A sample's time: the simulator's in lock-step; in real time, on our clock (see struct hil). */
+static uint64_t stamp(struct hil *h, uint64_t sim_us)
 {
-	return h->lockstep ? sim_us : clock_mono_ns() / 1000u;
+	if (h->lockstep)
+		return sim_us;
+	int64_t off = (int64_t)(clock_mono_ns() / 1000u) - (int64_t)sim_us;
+	if (!h->offset_set || off < h->mono_offset_us) {
+		h->mono_offset_us = off;
+		h->offset_set = true;
+	}
+	uint64_t t = (uint64_t)((int64_t)sim_us + h->mono_offset_us);
+	return t;
+}
+
+/* A sensor step's time: as stamp(), and never at or before the last one. */
+static uint64_t stamp_step(struct hil *h, uint64_t sim_us)
+{
+	uint64_t t = stamp(h, sim_us);
+	if (!h->lockstep && t <= h->last_stamp_us)
+		t = h->last_stamp_us + 1;
+	h->last_stamp_us = t;
+	return t;
 }
 
 /* A value the simulator cannot have meant: counted, and the message dropped. */
@@ -170,8 +190,9 @@ static int take_sensor(struct hil *h, const struct mavlink_frame *f)
 		return 0;
 	}
 	h->sim_time_us = m.time_usec;
+	atomic_store_explicit(&h->answer_us, m.time_usec, memory_order_relaxed);
 	h->stats.sensor_msgs++;
-	uint64_t t = stamp(h, m.time_usec);
+	uint64_t t = stamp_step(h, m.time_usec);
 	uint32_t up = m.fields_updated;
 	float temp_c = (up & HIL_TEMPERATURE) ? m.temperature : 20.0f;
 	if ((up & (HIL_ACCEL | HIL_GYRO)) == (HIL_ACCEL | HIL_GYRO)) {
@@ -329,7 +350,7 @@ int hil_receive(struct hil *h, int timeout_ms, int (*on_time)(void *ctx, uint64_
 				taken++;
 				if (on_time) {
 					int rc = on_time(ctx, h->lockstep ? h->sim_time_us :
-								clock_mono_ns() / 1000u);
+								h->last_stamp_us);
 					if (rc < 0)
 						return rc;
 				}
@@ -361,7 +382,7 @@ static int send_frame(struct hil *h, uint32_t msgid, const uint8_t *payload)
 	return 0;
 }
 
-int hil_send_outputs(struct hil *h, uint64_t t_us, bool armed)
+int hil_send_outputs(struct hil *h, bool armed)
 {
 	uint8_t payload[255];
 	if (!h->heard) {
@@ -376,7 +397,7 @@ int hil_send_outputs(struct hil *h, uint64_t t_us, bool armed)
 		return send_frame(h, MAVLINK_MSG_ID_HEARTBEAT, payload);
 	}
 	struct mavlink_hil_actuator_controls m = {
-		.time_usec = t_us,
+		.time_usec = atomic_load_explicit(&h->answer_us, memory_order_relaxed),
 		.mode = armed ? MAV_MODE_FLAG_SAFETY_ARMED : 0,
 		.flags = h->lockstep ? 1u : 0u,
 	};

@@ -60,6 +60,13 @@ struct hil {
 	bool lockstep;                 /* sample times are the simulator's */
 	struct mavlink_parser parser;
 	uint64_t sim_time_us;          /* the last HIL_SENSOR's time */
+	_Atomic uint64_t answer_us;    /* the same, for the writer's answer (reader publishes) */
+	/* Real time: the simulator's time mapped onto CLOCK_MONOTONIC, so samples
+	 * that arrive together keep their spacing: stamp = sim time + offset, the
+	 * offset the least (mono - sim) seen, the stamps strictly increasing. */
+	int64_t mono_offset_us;
+	bool offset_set;
+	uint64_t last_stamp_us;
 	bool heard;                    /* the simulator has talked */
 	uint64_t heard_ns;             /* CLOCK_MONOTONIC of the last frame from it */
 	uint64_t hb_sent_ns;
@@ -94,10 +101,11 @@ struct rcout *hil_rcout(struct hil *h);
 int hil_receive(struct hil *h, int timeout_ms, int (*on_time)(void *ctx, uint64_t t_us),
 		void *ctx);
 /*
- * Writer: HIL_ACTUATOR_CONTROLS with the outputs as they stand, stamped t_us;
- * before the simulator has talked, a HEARTBEAT once a second instead (so a
- * UDP simulator learns where we are). Returns 0 or -errno (counted).
+ * Writer: HIL_ACTUATOR_CONTROLS with the outputs as they stand, stamped with
+ * the simulator's time of the last sensor step taken in (docs/hil.md); before
+ * the simulator has talked, a HEARTBEAT once a second instead (so a UDP
+ * simulator learns where we are). Returns 0 or -errno (counted).
  */
-int hil_send_outputs(struct hil *h, uint64_t t_us, bool armed);
+int hil_send_outputs(struct hil *h, bool armed);
 
 #endif

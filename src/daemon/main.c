@@ -130,7 +130,8 @@ static void hil_in_task(void *ctx, uint64_t now_us)
 /* main thread, real-time HIL: the outputs to the simulator, every loop. */
 static void hil_out_task(void *ctx, uint64_t now_us)
 {
-	hil_send_outputs(ctx, now_us, flight_armed());
+	(void)now_us;
+	hil_send_outputs(ctx, flight_armed());
 }
 
 /* Sensors, the flight work and the services on their threads. Returns 0 or an exit status. */
@@ -227,7 +228,7 @@ static int run_lockstep(const sigset_t *set)
 		}
 		uint64_t now_ns = clock_mono_ns();
 		if (rc > 0 || !hil.heard)
-			hil_send_outputs(&hil, sched.vt_us, flight_armed());
+			hil_send_outputs(&hil, flight_armed());
 		if (hil.heard && rc == 0 && now_ns - hil.heard_ns > 1000000000ull &&
 		    now_ns - silent_said_ns > 10000000000ull) {
 			log_warn("HIL: simulator silent for %.0f s; time stands still at %.3f s",

@@ -20,6 +20,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/hil.h"
@@ -117,7 +118,7 @@ static void sim_connect(struct sim *s)
 	sim_open(s, &spec);
 	sensors_init(&hub, 1000, 250, NULL, NULL);
 	assert_int_equal(hil_open(&hil, &spec, &hub, true, err, sizeof(err)), 0);
-	assert_int_equal(hil_send_outputs(&hil, 0, false), 0);
+	assert_int_equal(hil_send_outputs(&hil, false), 0);
 	uint8_t p[255];
 	size_t len;
 	sim_expect(s, MAVLINK_MSG_ID_HEARTBEAT, p, &len);
@@ -224,7 +225,7 @@ static void test_hil_outputs_reach_the_simulator_normalised(void **state)
 	assert_int_equal(rcout_write(out, 3, 1250), 0);
 	assert_int_equal(rcout_write(out, 2, 3000), -EINVAL);
 	assert_int_equal(rcout_write(out, HIL_CHANNELS, 1500), -EINVAL);
-	assert_int_equal(hil_send_outputs(&hil, 2500, true), 0);
+	assert_int_equal(hil_send_outputs(&hil, true), 0);
 	uint8_t p[255];
 	size_t len;
 	sim_expect(&s, MAVLINK_MSG_ID_HIL_ACTUATOR_CONTROLS, p, &len);
@@ -288,6 +289,49 @@ static void test_hil_simulator_restart_stops_the_flight(void **state)
 	udp_close(s.sock);
 }
 
+static void test_hil_real_time_keeps_the_spacing_of_samples_that_arrive_together(void **state)
+{
+	struct sim s;
+	struct link_spec spec;
+	char err[256];
+	sim_open(&s, &spec);
+	sensors_init(&hub, 1000, 250, NULL, NULL);
+	assert_int_equal(hil_open(&hil, &spec, &hub, false, err, sizeof(err)), 0);
+	assert_int_equal(hil_send_outputs(&hil, false), 0);
+	uint8_t p[255];
+	size_t len;
+	sim_expect(&s, MAVLINK_MSG_ID_HEARTBEAT, p, &len);
+	/* Frames of four steps: once the first has set the offset, each sample
+	 * keeps its place in time (the first frame's collapse onto its arrival). */
+	for (uint64_t t = 1000; t <= 4000; t += 1000)
+		add_sensor(&s, t, 0x3F, 0);
+	sim_send(&s);
+	assert_int_equal(hil_receive(&hil, 1000, NULL, NULL), 4);
+	struct timespec four_ms = { 0, 4000000 };
+	nanosleep(&four_ms, NULL);
+	for (uint64_t t = 5000; t <= 8000; t += 1000)
+		add_sensor(&s, t, 0x3F, 0);
+	sim_send(&s);
+	assert_int_equal(hil_receive(&hil, 1000, NULL, NULL), 4);
+	struct imu_sample imu[8];
+	assert_int_equal(sensors_read_imu(&hub, imu, 8), 8);
+	for (int i = 1; i < 8; i++)
+		assert_true(imu[i].t_us > imu[i - 1].t_us);
+	for (int i = 5; i < 8; i++)
+		assert_int_equal(imu[i].t_us - imu[i - 1].t_us, 1000);
+	/* On our clock: close to now, not the simulator's 4 ms. */
+	assert_true(imu[7].t_us > 1000000u);
+	/* The answer carries the simulator's time, as the simulator's lock-step wants. */
+	assert_int_equal(hil_send_outputs(&hil, false), 0);
+	sim_expect(&s, MAVLINK_MSG_ID_HIL_ACTUATOR_CONTROLS, p, &len);
+	struct mavlink_hil_actuator_controls m;
+	mavlink_hil_actuator_controls_unpack(p, len, &m);
+	assert_int_equal(m.time_usec, 8000);
+	assert_int_equal(m.flags & 1, 0);
+	hil_close(&hil);
+	udp_close(s.sock);
+}
+
 static void test_hil_over_a_serial_line(void **state)
 {
 	int master = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
@@ -314,7 +358,7 @@ static void test_hil_over_a_serial_line(void **state)
 	}
 	assert_int_equal(got, 2);
 	assert_int_equal(times[1], 2000);
-	assert_int_equal(hil_send_outputs(&hil, 2000, false), 0);
+	assert_int_equal(hil_send_outputs(&hil, false), 0);
 	uint8_t d[512];
 	struct pollfd p = { .fd = master, .events = POLLIN };
 	assert_int_equal(poll(&p, 1, 1000), 1);
@@ -339,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_hil_outputs_reach_the_simulator_normalised),
 		cmocka_unit_test(test_hil_bad_input_is_counted_not_used),
 		cmocka_unit_test(test_hil_simulator_restart_stops_the_flight),
+		cmocka_unit_test(test_hil_real_time_keeps_the_spacing_of_samples_that_arrive_together),
 		cmocka_unit_test(test_hil_over_a_serial_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

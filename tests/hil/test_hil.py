@@ -1,0 +1,356 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Whole flights in lock-step HIL: fulmar-sim and fulmard as two real
+processes over UDP on loopback, scored against the simulator's ground truth.
+
+  test_hil.py CASE FULMARD FULMAR_SIM
+
+Cases: sensors, demo, windy, gps_loss, low_battery, rc_loss, modes, gcs_loss.
+Exit 0 passed, 1 failed (with what and why). Standard library only.
+"""
+import importlib.util
+import math
+import os
+import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MISSION = os.path.join(ROOT, 'missions', 'cmac-circuit.waypoints')
+PARAMS = os.path.join(ROOT, 'missions', 'cmac-circuit.param')
+TIMELINE = os.path.join(ROOT, 'missions', 'cmac-circuit.timeline')
+
+spec = importlib.util.spec_from_file_location('flight_report', os.path.join(ROOT, 'tools', 'flight_report.py'))
+fr = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fr)
+
+failures = []
+
+
+def check(ok, what):
+    print('%s - %s' % ('ok' if ok else 'FAIL', what))
+    if not ok:
+        failures.append(what)
+
+
+def free_udp_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(('127.0.0.1', 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Gcs(threading.Thread):
+    """A ground station on fulmard's UDP link: heartbeats while beating, records what comes."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.settimeout(0.05)
+        self.dst = ('127.0.0.1', port)
+        self.beating = True
+        self.stop = False
+        self.msgs = []          # (msgid, payload)
+        self.seq = 0
+        self.texts = []
+
+    @staticmethod
+    def crc_x25(data, crc=0xFFFF):
+        for b in data:
+            tmp = (b ^ crc) & 0xFF
+            tmp = (tmp ^ (tmp << 4)) & 0xFF
+            crc = ((crc >> 8) ^ (tmp << 8) ^ (tmp << 3) ^ (tmp >> 4)) & 0xFFFF
+        return crc
+
+    def heartbeat(self):
+        # HEARTBEAT from a ground station (MAV_TYPE_GCS), CRC_EXTRA 50
+        payload = struct.pack('<IBBBBB', 0, 6, 8, 0, 0, 3)
+        hdr = bytes([0xFD, len(payload), 0, 0, self.seq & 0xFF, 255, 190, 0, 0, 0])
+        self.seq += 1
+        crc = self.crc_x25(hdr[1:] + payload + bytes([50]))
+        self.sock.sendto(hdr + payload + struct.pack('<H', crc), self.dst)
+
+    def run(self):
+        last = 0
+        while not self.stop:
+            if self.beating and time.time() - last > 0.02:
+                self.heartbeat()
+                last = time.time()
+            try:
+                d, _ = self.sock.recvfrom(65536)
+            except (socket.timeout, OSError):
+                continue
+            i = 0
+            while i + 12 <= len(d):
+                if d[i] != 0xFD:
+                    i += 1
+                    continue
+                n = d[i + 1]
+                msgid = d[i + 7] | d[i + 8] << 8 | d[i + 9] << 16
+                p = d[i + 10:i + 10 + n] + bytes(80)
+                self.msgs.append((msgid, p))
+                if msgid == 253:
+                    self.texts.append(p[1:51].split(b'\0')[0].decode(errors='replace'))
+                i += 12 + n + (13 if d[i + 2] & 1 else 0)
+
+
+class Flight:
+    def __init__(self, fulmard, sim, name, sim_args=(), params=(), realtime=False, gcs=False,
+                 timeline_extra=(), duration=900):
+        self.dir = tempfile.mkdtemp(prefix='fulmar-hil-%s-' % name)
+        self.sim_port = free_udp_port()
+        self.gcs_port = free_udp_port()
+        with open(os.path.join(self.dir, 'fulmard.conf'), 'w') as f:
+            f.write('[daemon]\nstate_dir = %s/state\n[mavlink]\nlink0 = udp-server:127.0.0.1:%d\n'
+                    % (self.dir, self.gcs_port))
+        with open(os.path.join(self.dir, 'p.param'), 'w') as f:
+            f.write(open(PARAMS).read())
+            for p in params:
+                f.write(p + '\n')
+        with open(os.path.join(self.dir, 'timeline'), 'w') as f:
+            f.write(open(TIMELINE).read())
+            for ln in timeline_extra:
+                f.write(ln + '\n')
+        self.truth = os.path.join(self.dir, 'truth.csv')
+        self.log = os.path.join(self.dir, 'fulmard.log')
+        self.gcs = Gcs(self.gcs_port) if gcs else None
+        sim_cmd = [sim, '--listen', '127.0.0.1:%d' % self.sim_port, '--rc-mode-pwm', '1550',
+                   '--faults', os.path.join(self.dir, 'timeline'), '--truth', self.truth,
+                   '--status-hz', '0', '--duration', str(duration), '--timeout', '10'] + list(sim_args)
+        d_cmd = [fulmard, '-c', os.path.join(self.dir, 'fulmard.conf'),
+                 '--hil', 'udp:127.0.0.1:%d' % self.sim_port, '--load-mission', MISSION,
+                 '--load-params', os.path.join(self.dir, 'p.param')]
+        if realtime:
+            sim_cmd.append('--realtime')
+        else:
+            d_cmd.append('--lockstep')
+        self.sim_err = open(os.path.join(self.dir, 'sim.log'), 'w')
+        if self.gcs:
+            self.gcs.start()
+        self.sim = subprocess.Popen(sim_cmd, stdout=subprocess.DEVNULL, stderr=self.sim_err)
+        self.daemon = subprocess.Popen(d_cmd, stdout=open(self.log, 'w'), stderr=subprocess.STDOUT)
+
+    def events(self):
+        return fr.load_log(self.log)[0]
+
+    def wait(self, until, wall_s=120):
+        """Until until(events) is true, the simulator ends, or wall_s passes."""
+        end = time.time() + wall_s
+        while time.time() < end:
+            if until(self.events()) or self.sim.poll() is not None or self.daemon.poll() is not None:
+                break
+            time.sleep(0.05)
+
+    def stop(self):
+        for p in (self.sim, self.daemon):
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in (self.sim, self.daemon):
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        if self.gcs:
+            self.gcs.stop = True
+        self.sim_err.close()
+        return fr.load_truth(self.truth), self.events(), fr.load_log(self.log)[1]
+
+    def report(self, check_name):
+        truth, events, timing = self.stop()
+        s = fr.score(truth, fr.load_mission(MISSION), events, 15.0)
+        print('\n'.join('  ' + ln for ln in fr.summary_text(s, timing).split('\n')))
+        for bad in fr.check(s, check_name):
+            check(False, bad)
+        return truth, events, s
+
+
+def landed(ev):
+    return any('Landed: disarmed' in t for _, t in ev)
+
+
+def at(truth, t):
+    """The truth row at time t."""
+    lo, hi = 0, len(truth) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if truth[mid]['t'] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return truth[lo]
+
+
+def event_time(events, pattern):
+    return next((t for t, txt in events if re.search(pattern, txt)), None)
+
+
+def case_sensors(fulmard, sim):
+    """The daemon's sensors and estimate against the truth over 90 s, and its
+    outputs against what the simulator applied."""
+    f = Flight(fulmard, sim, 'sensors', gcs=True, duration=90,
+               params=('SR0_POSITION,10', 'SR0_EXTRA1,10', 'SR0_RAW_SENS,10', 'SR0_RC_CHAN,10'))
+    f.wait(lambda ev: False, wall_s=60)
+    truth, events, _ = f.stop()
+    tr = truth
+    gpi = [struct.unpack('<Iiiiihhh', p[:26]) for m, p in f.gcs.msgs if m == 33]
+    att = [struct.unpack('<Ifff', p[:16]) for m, p in f.gcs.msgs if m == 30]
+    imu = [struct.unpack('<Ihhh', p[:10]) for m, p in f.gcs.msgs if m == 26]
+    servo = [struct.unpack('<IHHHH', p[:12]) for m, p in f.gcs.msgs if m == 36]
+    check(len(gpi) > 300 and len(att) > 300 and len(imu) > 300 and len(servo) > 300,
+          'telemetry of 90 s in lock-step: %d positions, %d attitudes, %d IMU, %d servo' %
+          (len(gpi), len(att), len(imu), len(servo)))
+    home = fr.load_mission(MISSION)[0]
+    pos_err, alt_err, att_err = [], [], []
+    for t_ms, lat, lon, alt, ralt, vx, vy, vz in gpi:
+        r = at(tr, t_ms / 1000.0)
+        n, e = fr.ne_of(home['lat'], home['lon'], lat * 1e-7, lon * 1e-7)
+        pos_err.append(math.hypot(n - r['n'], e - r['e']))
+    for t_ms, roll, pitch, yaw in att:
+        r = at(tr, t_ms / 1000.0)
+        if r['phase'] == 'air':
+            att_err.append(abs(math.degrees(roll) - r['roll']))
+    check(fr.rms(pos_err) < 5.0, 'estimated position within the GPS noise of the truth: RMS %.2f m'
+          % fr.rms(pos_err))
+    check(att_err and max(att_err) < 3.0, 'estimated roll in flight within 3 deg: max %.2f deg'
+          % max(att_err or [99]))
+    at_rest = [z for t_ms, x, y, z in imu if t_ms < 25000]
+    # within the simulated accelerometer's bias (0.2 m/s^2 sigma) and scale error (1 % sigma)
+    check(at_rest and abs(sum(at_rest) / len(at_rest) + 1000) < 80,
+          'the IMU held in the hand feels 1 g: %.0f mG' % (sum(at_rest) / max(1, len(at_rest))))
+    # outputs: the throttle the daemon sends is the one the simulator applies
+    errs = []
+    for t_us, s1, s2, s3, s4 in servo:
+        r = at(tr, t_us / 1e6 + 0.01)
+        errs.append(abs((s3 - 1000) / 1000.0 - r['thr']))
+    check(max(errs) < 0.05 and any(s3 > 1500 for _, _, _, s3, _ in servo),
+          'throttle sent reaches the simulator: worst %.3f over %d outputs' % (max(errs), len(errs)))
+
+
+def case_demo(fulmard, sim):
+    f = Flight(fulmard, sim, 'demo', sim_args=('--wind', '5,90'))
+    f.wait(landed)
+    f.report('demo')
+
+
+def case_windy(fulmard, sim):
+    f = Flight(fulmard, sim, 'windy', sim_args=('--wind', '10,90', '--turbulence', '7.7'))
+    f.wait(landed)
+    f.report('windy')
+
+
+def case_gps_loss(fulmard, sim):
+    """30 s without GPS in the first lap: dead reckoning, the mission goes on and lands."""
+    f = Flight(fulmard, sim, 'gps', sim_args=('--wind', '5,90'), timeline_extra=('100 gps_loss 30',))
+    f.wait(landed)
+    truth, events, s = f.report('windy')
+    lost, back = event_time(events, 'GPS lost'), event_time(events, 'using GPS.*|EKF: using GPS')
+    check(lost is not None and 100 <= lost <= 106, 'the estimator says GPS is lost (at %s s)' % lost)
+    check(any(100 < t < 135 for t, txt in events if txt == 'EKF: using GPS'),
+          'and takes it back when it returns')
+
+
+def case_low_battery(fulmard, sim):
+    """The battery runs low in the second lap: it lands at the DO_LAND_START sequence."""
+    f = Flight(fulmard, sim, 'batt', sim_args=('--wind', '5,90'), params=('FS_BATT_MAH,400',))
+    f.wait(landed)
+    truth, events, s = f.stop()
+    s = fr.score(truth, fr.load_mission(MISSION), events, 15.0)
+    t = event_time(events, 'Battery failsafe')
+    check(t is not None, 'battery failsafe at %s s' % t)
+    check(s['laps'] < 3 and s['landed'] and s['disarmed_at_end'],
+          'cut the circuit short (%d laps), landed and disarmed' % s['laps'])
+    check(abs(s.get('touchdown_along_m', 99)) < 20, 'on the field: %.1f m from the land point'
+          % s.get('touchdown_along_m', 99))
+
+
+def case_rc_loss(fulmard, sim):
+    """The pilot flies FBWA; the transmitter goes quiet: CIRCLE at 1.5 s, RTL at 5 s, then back."""
+    f = Flight(fulmard, sim, 'rc', sim_args=('--wind', '5,90'),
+               timeline_extra=('60 rc 8=1300', '90 rc off', '130 rc on'), duration=160)
+    f.wait(lambda ev: False, wall_s=60)
+    truth, events, _ = f.stop()
+    fbwa = event_time(events, 'mode FBWA')
+    circle = event_time(events, 'RC short failsafe')
+    rtl = event_time(events, 'RC long failsafe: RTL')
+    cleared = event_time(events, 'RC failsafe cleared')
+    check(fbwa is not None and 60 <= fbwa < 61, 'FBWA from the switch (%s s)' % fbwa)
+    # the last frame before 90 s came at most 20 ms before it
+    check(circle is not None and 91.3 <= circle <= 91.8, 'short failsafe: CIRCLE 1.5 s after (%s s)'
+          % circle)
+    check(rtl is not None and 94.8 <= rtl <= 95.3, 'long failsafe: RTL 5 s after (%s s)' % rtl)
+    check(cleared is not None and 130 <= cleared < 131, 'cleared when RC returns (%s s)' % cleared)
+    r = at(truth, 129)
+    check(r['phase'] == 'air' and r['h'] > 20 and math.hypot(r['n'], r['e']) < 250,
+          'flying home safely when RC returns: %.0f m up, %.0f m from home' %
+          (r['h'], math.hypot(r['n'], r['e'])))
+
+
+def case_modes(fulmard, sim):
+    """A scripted pilot: FBWA holds the bank it is given and levels on centred sticks, LOITER
+    circles within 5 m RMS of its radius, MANUAL passes the sticks through."""
+    f = Flight(fulmard, sim, 'modes', sim_args=('--wind', '5,90'),
+               timeline_extra=('60 rc 8=1300 1=1700', '75 rc 1=1500', '90 rc 8=1400',
+                               '170 rc 8=1000 1=1600 3=1500', '172 rc 1=1500'), duration=174)
+    f.wait(lambda ev: False, wall_s=60)
+    truth, events, _ = f.stop()
+    bank = [r['roll'] for r in truth if 68 <= r['t'] <= 75]
+    want = 0.5 * 45
+    check(bank and all(abs(b - want) < 3 for b in bank),
+          'FBWA holds %.1f deg of bank for half stick: %.1f..%.1f' % (want, min(bank), max(bank)))
+    level = [r['roll'] for r in truth if 82 <= r['t'] <= 90]
+    check(level and all(abs(b) < 3 for b in level), 'and levels the wings on centred sticks: max %.1f'
+          % max(abs(b) for b in level))
+    t0 = event_time(events, 'mode LOITER')
+    check(t0 is not None and 90 <= t0 < 91, 'LOITER from the switch at %s s' % t0)
+    c = at(truth, t0)
+    radius = [math.hypot(r['n'] - c['n'], r['e'] - c['e']) for r in truth if 120 <= r['t'] <= 170]
+    err = fr.rms([x - 60 for x in radius])
+    # the circle is centred where LOITER began; its centre is where the plane was
+    check(err < 5.0, 'LOITER radius error RMS %.2f m (60 m circle)' % err)
+    man = [r['ail'] for r in truth if 170.3 <= r['t'] <= 172]
+    check(man and all(abs(a - 0.2) < 0.02 for a in man),
+          'MANUAL: the aileron follows the stick (1600 us: 0.2 of travel): %.3f..%.3f' %
+          (min(man or [0]), max(man or [0])))
+
+
+def case_gcs_loss(fulmard, sim):
+    """In real time: a ground station's heartbeats stop; after FS_LONG_TIMEOUT, RTL
+    (FS_LONG_ACTN 1: also from AUTO, where 0 would fly the mission on)."""
+    f = Flight(fulmard, sim, 'gcs', realtime=True, gcs=True,
+               params=('FS_GCS_ENABL,1', 'FS_LONG_ACTN,1'),
+               duration=60)
+    f.wait(lambda ev: event_time(ev, 'mode AUTO') is not None, wall_s=30)
+    time.sleep(2)
+    f.gcs.beating = False
+    stopped = time.time()
+    f.wait(lambda ev: event_time(ev, 'GCS failsafe') is not None, wall_s=15)
+    waited = time.time() - stopped
+    truth, events, _ = f.stop()
+    check(event_time(events, 'GCS failsafe: RTL') is not None,
+          'GCS failsafe: RTL %.1f s after the last heartbeat (FS_LONG_TIMEOUT 5 s)' % waited)
+    check(4.5 <= waited <= 8.0, 'within its timeout')
+
+
+CASES = {'sensors': case_sensors, 'demo': case_demo, 'windy': case_windy,
+         'gps_loss': case_gps_loss, 'low_battery': case_low_battery, 'rc_loss': case_rc_loss,
+         'modes': case_modes, 'gcs_loss': case_gcs_loss}
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in CASES:
+        sys.exit('usage: test_hil.py {%s} FULMARD FULMAR_SIM' % ','.join(CASES))
+    CASES[sys.argv[1]](sys.argv[2], sys.argv[3])
+    print('%s: %s' % (sys.argv[1], 'FAILED: ' + '; '.join(failures) if failures else 'passed'))
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == '__main__':
+    main()
