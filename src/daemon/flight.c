@@ -4,9 +4,12 @@
 
 #include <math.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "daemon/flight_params.h"
+#include "daemon/flightlog.h"
+#include "daemon/scheduler.h"
 #include "daemon/services.h"
 #include "param/param.h"
 #include "util/log.h"
@@ -37,6 +40,10 @@ static struct flight {
 	uint32_t health;                /* the estimator's, as last said */
 	uint64_t last_us;
 	uint32_t param_gen;             /* the parameters' generation last loaded */
+	uint64_t log_loops;             /* main loops, for the log's decimation */
+	uint32_t log_gps_gen, log_baro_gen;
+	const struct sched *sched;      /* for the log's loop timing (PM), may be NULL */
+	uint64_t pm_last_us, pm_loops, pm_long;
 	_Atomic bool armed;
 	uint64_t out_errors;
 } fl;
@@ -167,6 +174,192 @@ static void tell_estimator_changes(void)
 	}
 }
 
+static int16_t cdeg(float rad)
+{
+	float d = rad * 5729.578f;
+	return (int16_t)(d > 32767.0f ? 32767 : d < -32768.0f ? -32768 : lroundf(d));
+}
+
+static uint16_t cdeg360(float rad)
+{
+	float d = fmodf(rad * 5729.578f + 36000.0f, 36000.0f);
+	return (uint16_t)(d >= 0.0f && d < 36000.0f ? d : 0.0f);
+}
+
+/* ArduPilot's EV ids for what we say. */
+#define LOG_EV_ARMED 10
+#define LOG_EV_DISARMED 11
+#define LOG_EV_LAND_COMPLETE 18
+
+static void log_event_text(struct log_producer *lp, uint64_t now_us, const char *text)
+{
+	struct df_msg m = { .t_us = now_us };
+	snprintf(m.text, sizeof(m.text), "%s", text);
+	log_write_msg(lp, &m);
+}
+
+/* The main loop's records, at ArduPlane's usual rates (25 Hz attitude and tuning, 10 Hz position). */
+static void write_log(uint64_t now_us)
+{
+	struct log_producer *lp = flightlog_main();
+	if (!lp)
+		return;
+	uint32_t rate = (uint32_t)fl.est_cfg.filter_rate_hz;
+	uint64_t n = fl.log_loops++;
+	uint32_t div25 = rate / 25 ? rate / 25 : 1, div10 = rate / 10 ? rate / 10 : 1;
+	const struct vehicle_state *vs = &fl.vs;
+	const struct plane_output *po = &fl.po;
+	if (n % div25 == 0) {
+		struct df_att a = { .t_us = now_us, .des_roll_cdeg = cdeg(po->roll_dem_rad),
+				    .roll_cdeg = cdeg(vs->roll_rad), .des_pitch_cdeg = cdeg(po->pitch_dem_rad),
+				    .pitch_cdeg = cdeg(vs->pitch_rad), .yaw_cdeg = cdeg360(vs->yaw_rad),
+				    .des_yaw_cdeg = cdeg360(po->nav.nav_bearing_rad) };
+		log_write_att(lp, &a);
+		struct df_ctun c = { .t_us = now_us, .nav_roll_cdeg = cdeg(po->roll_dem_rad),
+				     .roll_cdeg = cdeg(vs->roll_rad), .nav_pitch_cdeg = cdeg(po->pitch_dem_rad),
+				     .pitch_cdeg = cdeg(vs->pitch_rad),
+				     .throttle_out_pct = (int16_t)lroundf(po->throttle * 100.0f),
+				     .throttle_dem_pct = (int16_t)lroundf(po->nav.throttle * 100.0f),
+				     .airspeed_m_s = vs->airspeed_m_s, .sensor_airspeed_m_s = NAN,
+				     .eas2tas = 1.0f };
+		log_write_ctun(lp, &c);
+		if (po->nav_active) {
+			struct df_ntun t = { .t_us = now_us, .wp_dist_m = po->nav.wp_dist_m,
+					     .target_bearing_cdeg = cdeg(po->nav.target_bearing_rad),
+					     .nav_bearing_cdeg = cdeg(po->nav.nav_bearing_rad),
+					     .alt_err_cm = (int16_t)lroundf(po->nav.alt_error_m * 100.0f),
+					     .xtrack_m = po->nav.xtrack_m,
+					     .airspeed_err_m_s = po->nav.aspd_error_m_s };
+			log_write_ntun(lp, &t);
+		}
+		struct df_imu im = { .t_us = fl.imu.t_us, .gyr_x_rad_s = fl.imu.gyro_rad_s[0],
+				     .gyr_y_rad_s = fl.imu.gyro_rad_s[1], .gyr_z_rad_s = fl.imu.gyro_rad_s[2],
+				     .acc_x_m_s2 = fl.imu.accel_m_s2[0], .acc_y_m_s2 = fl.imu.accel_m_s2[1],
+				     .acc_z_m_s2 = fl.imu.accel_m_s2[2], .temp_degc = fl.imu.temp_c,
+				     .gyro_healthy = 1, .accel_healthy = 1 };
+		log_write_imu(lp, &im);
+	}
+	if (n % div10 == 0) {
+		struct df_pos ps = { .t_us = now_us, .lat_1e7 = (int32_t)lround(vs->lat_deg * 1e7),
+				     .lng_1e7 = (int32_t)lround(vs->lon_deg * 1e7),
+				     .alt_msl_m = vs->alt_msl_m, .rel_home_alt_m = vs->alt_rel_m,
+				     .rel_origin_alt_m = vs->alt_rel_m };
+		log_write_pos(lp, &ps);
+		struct df_rc rcou = { .t_us = now_us }, rcin = { .t_us = now_us };
+		for (unsigned int i = 0; i < DF_RC_CHANNELS && i < SERVO_CHANNELS; i++)
+			rcou.ch_us[i] = po->pwm_us[i];
+		for (unsigned int i = 0; i < DF_RC_CHANNELS && i < fl.rc.channel_count; i++)
+			rcin.ch_us[i] = fl.rc.channels_us[i];
+		log_write_rcou(lp, &rcou);
+		if (fl.rc_seen)
+			log_write_rcin(lp, &rcin);
+		if (fl.gen[SENSOR_BATTERY]) {
+			struct df_bat b = { .t_us = now_us, .volt_v = fl.batt.voltage_v,
+					    .curr_a = fl.batt.current_a, .used_mah = fl.batt.consumed_mah,
+					    .healthy = 1 };
+			log_write_bat(lp, &b);
+		}
+		struct estim_status st;
+		estim_get_status(&fl.est, &st);
+		const struct estim_innov *iv = st.innov;
+		struct df_xkf3 x3 = {
+			.t_us = now_us,
+			.ivn_cm_s = (int16_t)lroundf(iv[ESTIM_GPS_VEL].innov[0] * 100.0f),
+			.ive_cm_s = (int16_t)lroundf(iv[ESTIM_GPS_VEL].innov[1] * 100.0f),
+			.ivd_cm_s = (int16_t)lroundf(iv[ESTIM_GPS_VEL].innov[2] * 100.0f),
+			.ipn_cm = (int16_t)lroundf(iv[ESTIM_GPS_POS].innov[0] * 100.0f),
+			.ipe_cm = (int16_t)lroundf(iv[ESTIM_GPS_POS].innov[1] * 100.0f),
+			.ipd_cm = (int16_t)lroundf(iv[ESTIM_BARO].innov[0] * 100.0f),
+			.imx_mga = (int16_t)lroundf(iv[ESTIM_MAG].innov[0] * 1000.0f),
+			.imy_mga = (int16_t)lroundf(iv[ESTIM_MAG].innov[1] * 1000.0f),
+			.imz_mga = (int16_t)lroundf(iv[ESTIM_MAG].innov[2] * 1000.0f),
+			.ivt_cm_s = (int16_t)lroundf(iv[ESTIM_TAS].innov[0] * 100.0f),
+			.rerr = NAN,
+		};
+		log_write_xkf3(lp, &x3);
+		struct df_xkf4 x4 = {
+			.t_us = now_us,
+			.sv_x100 = (int16_t)lroundf(fminf(iv[ESTIM_GPS_VEL].test_ratio, 300.0f) * 100.0f),
+			.sp_x100 = (int16_t)lroundf(fminf(iv[ESTIM_GPS_POS].test_ratio, 300.0f) * 100.0f),
+			.sh_x100 = (int16_t)lroundf(fminf(iv[ESTIM_BARO].test_ratio, 300.0f) * 100.0f),
+			.sm_x100 = (int16_t)lroundf(fminf(iv[ESTIM_MAG].test_ratio, 300.0f) * 100.0f),
+			.svt_x100 = (int16_t)lroundf(fminf(iv[ESTIM_TAS].test_ratio, 300.0f) * 100.0f),
+			.err_rp = st.tilt_sigma_rad, .solution = st.health, .primary = 0,
+		};
+		log_write_xkf4(lp, &x4);
+	}
+	uint32_t g = fl.gen[SENSOR_GPS];
+	if (g != fl.log_gps_gen) {
+		fl.log_gps_gen = g;
+		const struct gps_fix *f = &fl.gps;
+		struct df_gps r = { .t_us = f->t_us, .status = f->fix == GPS_FIX_3D ? 3 :
+							     f->fix == GPS_FIX_2D ? 2 : 1,
+				    .num_sats = f->num_sv, .lat_1e7 = (int32_t)lround(f->lat_deg * 1e7),
+				    .lng_1e7 = (int32_t)lround(f->lon_deg * 1e7),
+				    .alt_msl_cm = (int32_t)lroundf(f->alt_msl_m * 100.0f),
+				    .ground_speed_m_s = f->ground_speed_m_s, .course_deg = f->course_deg,
+				    .vel_down_m_s = f->vel_ned_m_s[2], .yaw_deg = NAN };
+		log_write_gps(lp, &r);
+	}
+	if (n % div10 == 0 && fl.gen[SENSOR_BARO] != fl.log_baro_gen) {
+		fl.log_baro_gen = fl.gen[SENSOR_BARO];
+		struct baro_sample b;
+		if (sensors_latest(fl.hub, SENSOR_BARO, &b)) {
+			struct df_baro r = { .t_us = b.t_us, .alt_m = fl.vs.alt_rel_m,
+					     .alt_amsl_m = fl.vs.alt_msl_m, .press_pa = b.pressure_pa,
+					     .temp_cdegc = (int16_t)lroundf(b.temp_c * 100.0f),
+					     .sample_ms = (uint32_t)(b.t_us / 1000), .healthy = 1 };
+			log_write_baro(lp, &r);
+		}
+	}
+}
+
+/* PM every 10 s: the main loop's timing, as ArduPilot's performance records. */
+static void log_pm(uint64_t now_us)
+{
+	struct log_producer *lp = flightlog_main();
+	if (!lp || !fl.sched || now_us - fl.pm_last_us < 10000000u)
+		return;
+	const struct sched_stats *st = sched_stats(fl.sched, SCHED_MAIN);
+	uint64_t loops = atomic_load_explicit(&st->loops, memory_order_relaxed);
+	uint64_t lng = atomic_load_explicit(&st->overruns_1_5x, memory_order_relaxed);
+	uint64_t period_ns = fl.sched->th[SCHED_MAIN].period_ns;
+	uint64_t mean_ns = hist_mean(&st->run_time);
+	struct df_pm pm = {
+		.t_us = now_us,
+		.loop_rate_hz = (uint16_t)(period_ns ? 1000000000u / period_ns : 0),
+		.n_long = (uint16_t)(lng - fl.pm_long),
+		.n_loop = (uint16_t)(loops - fl.pm_loops),
+		.max_t_us = (uint32_t)(hist_max(&st->run_time) / 1000u),
+		.avg_t_us = (uint32_t)(mean_ns / 1000u),
+		.log_drop = (uint32_t)lp->drops_reported,
+		.load_permille = (uint16_t)(period_ns ? mean_ns * 1000u / period_ns : 0),
+	};
+	log_write_pm(lp, &pm);
+	fl.pm_last_us = now_us;
+	fl.pm_loops = loops;
+	fl.pm_long = lng;
+}
+
+void flight_timing_source(const struct sched *s)
+{
+	fl.sched = s;
+}
+
+/* The mission as it is armed with: CMD records, so the log shows what was flown. */
+static void log_mission(uint64_t now_us)
+{
+	struct log_producer *lp = flightlog_main();
+	for (uint16_t i = 0; lp && i < fl.mission->count; i++) {
+		const struct mission_item *it = &fl.mission->items[i];
+		struct df_cmd c = { .t_us = now_us, .total = fl.mission->count, .seq = i,
+				    .command = it->command, .param1 = it->param1, .param2 = it->param2,
+				    .param3 = it->param3, .param4 = it->param4, .lat_1e7 = it->x,
+				    .lng_1e7 = it->y, .alt_m = it->z, .frame = it->frame };
+		log_write_cmd(lp, &c);
+	}
+}
+
 void flight_task(void *ctx, uint64_t now_us)
 {
 	(void)ctx;
@@ -210,14 +403,36 @@ void flight_task(void *ctx, uint64_t now_us)
 				 fl.po.text_severity <= 4 ? GCS_SEV_WARNING : GCS_SEV_INFO,
 			 "%s", fl.po.text);
 		log_info("%.3f s: %s", (double)now_us * 1e-6, fl.po.text);
+		if (flightlog_main())
+			log_event_text(flightlog_main(), now_us, fl.po.text);
 	}
 	if (fl.po.mode_changed || fl.vehicle->mode != fl.mode_said) {
 		fl.mode_said = fl.vehicle->mode;
 		log_info("%.3f s: mode %s", (double)now_us * 1e-6, vehicle_mode_name(fl.vehicle->mode));
+		struct df_mode m = { .t_us = now_us, .mode = (uint8_t)fl.vehicle->mode,
+				     .mode_num = (uint8_t)fl.vehicle->mode };
+		if (flightlog_main())
+			log_write_mode(flightlog_main(), &m);
 	}
 	if (fl.vehicle->armed != fl.armed_said) {
 		fl.armed_said = fl.vehicle->armed;
 		log_info("%.3f s: %s", (double)now_us * 1e-6, fl.armed_said ? "armed" : "disarmed");
+		flightlog_set_armed(fl.armed_said);
+		struct df_ev ev = { .t_us = now_us, .id = fl.armed_said ? LOG_EV_ARMED : LOG_EV_DISARMED };
+		if (flightlog_main()) {
+			log_write_ev(flightlog_main(), &ev);
+			if (fl.armed_said) {
+				/* Each file shows the mode flown from its start, and the mission. */
+				struct df_mode m = { .t_us = now_us, .mode = (uint8_t)fl.vehicle->mode,
+						     .mode_num = (uint8_t)fl.vehicle->mode };
+				log_write_mode(flightlog_main(), &m);
+				log_mission(now_us);
+			}
+		}
+	}
+	if (fl.po.disarmed_after_landing && flightlog_main()) {
+		struct df_ev ev = { .t_us = now_us, .id = LOG_EV_LAND_COMPLETE };
+		log_write_ev(flightlog_main(), &ev);
 	}
 	if (fl.po.reached) {
 		gcs_mission_reached(fl.gcs, fl.po.reached_seq);
@@ -227,6 +442,8 @@ void flight_task(void *ctx, uint64_t now_us)
 	if (fl.vehicle->mode == PLANE_AUTO && fl.plane.mexec.phase == MEXEC_FLYING)
 		fl.mission->current = fl.plane.mexec.current;
 	atomic_store_explicit(&fl.armed, fl.vehicle->armed, memory_order_relaxed);
+	write_log(now_us);
+	log_pm(now_us);
 	if (!fl.out)
 		return;
 	for (unsigned int ch = 0; ch < SERVO_CHANNELS && ch < rcout_channels(fl.out); ch++) {

@@ -34,6 +34,9 @@ void flight_task(void *ctx, uint64_t now_us);
 void flight_fill_gcs(struct gcs_inputs *in);
 /* Whether the outputs are armed (the motor may run). Any thread. */
 bool flight_armed(void);
+struct sched;
+/* Before the threads: where the log's loop-timing records (PM) read from. */
+void flight_timing_source(const struct sched *s);
 /* Main thread: the estimator and the plane, for the log and tests. */
 const struct estim *flight_estimator(void);
 const struct plane *flight_plane(void);

@@ -22,6 +22,7 @@
 #include "daemon/config.h"
 #include "daemon/devices.h"
 #include "daemon/flight.h"
+#include "daemon/flightlog.h"
 #include "daemon/hil.h"
 #include "daemon/notify.h"
 #include "daemon/sensors.h"
@@ -147,6 +148,7 @@ static int setup_tasks(const struct board *board)
 	sensors_init(&hub, imu_hz, main_hz, pace_main, &sched);
 	flight_init(&hub, hil_url ? hil_rcout(&hil) : board_io_rcout(&bio));
 	sched_set_paced(&sched, SCHED_MAIN);
+	flight_timing_source(&sched);
 	const struct sched_task tasks[] = {
 		{ "flight", SCHED_MAIN, 0, flight_task, NULL },
 		{ "hil-out", SCHED_MAIN, 0, hil_out_task, &hil },
@@ -160,6 +162,9 @@ static int setup_tasks(const struct board *board)
 		rc = board_io_add_tasks(&bio, &sched);
 	if (!rc)
 		rc = services_add_tasks(&sched);
+	const struct sched_task log_task = { "log", SCHED_IO, 0, flightlog_task, NULL };
+	if (!rc)
+		rc = sched_add_task(&sched, &log_task);
 	if (rc) {
 		log_err("cannot register the flight tasks: %s", strerror(-rc));
 		return EX_SOFTWARE;
@@ -304,6 +309,7 @@ static int run(const struct board *board)
 	status = lockstep ? run_lockstep(&set) : run_threads(&set);
 	notify_send("STOPPING=1");
 	sched_stop(&sched);
+	flightlog_close(lockstep ? sched.vt_us : clock_mono_ns() / 1000u);
 	report();
 	return status;
 }
@@ -459,6 +465,10 @@ int main(int argc, char **argv)
 			return EX_IOERR;
 		}
 	}
+	char version[96];
+	snprintf(version, sizeof(version), "fulmar %s board %s%s", FULMAR_VERSION, board->name,
+		 hil_url ? " HIL" : "");
+	flightlog_open(cfg.log_dir, version);
 	int status = run(board);
 	board_io_close(&bio);
 	hil_close(&hil);

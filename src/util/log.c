@@ -19,7 +19,7 @@ void log_set_prefix(bool on)
 	prefix = on;
 }
 
-void log_write(enum log_level level, const char *tag, const char *fmt, ...)
+void log_print(enum log_level level, const char *tag, const char *fmt, ...)
 {
 	if (level > max_level)
 		return;

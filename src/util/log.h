@@ -23,12 +23,12 @@ enum log_level {
 void log_set_level(enum log_level level);
 /* Whether the "<N>" prefixes are written (default: when stderr is not a terminal). */
 void log_set_prefix(bool on);
-void log_write(enum log_level level, const char *tag, const char *fmt, ...)
+void log_print(enum log_level level, const char *tag, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-#define log_err(...) log_write(LOG_LEVEL_ERR, LOG_TAG, __VA_ARGS__)
-#define log_warn(...) log_write(LOG_LEVEL_WARN, LOG_TAG, __VA_ARGS__)
-#define log_info(...) log_write(LOG_LEVEL_INFO, LOG_TAG, __VA_ARGS__)
-#define log_debug(...) log_write(LOG_LEVEL_DEBUG, LOG_TAG, __VA_ARGS__)
+#define log_err(...) log_print(LOG_LEVEL_ERR, LOG_TAG, __VA_ARGS__)
+#define log_warn(...) log_print(LOG_LEVEL_WARN, LOG_TAG, __VA_ARGS__)
+#define log_info(...) log_print(LOG_LEVEL_INFO, LOG_TAG, __VA_ARGS__)
+#define log_debug(...) log_print(LOG_LEVEL_DEBUG, LOG_TAG, __VA_ARGS__)
 
 #endif

@@ -3,9 +3,10 @@
 """Whole flights in lock-step HIL: fulmar-sim and fulmard as two real
 processes over UDP on loopback, scored against the simulator's ground truth.
 
-  test_hil.py CASE FULMARD FULMAR_SIM
+  test_hil.py CASE FULMARD FULMAR_SIM [FULMAR_LOG]
 
-Cases: sensors, demo, windy, gps_loss, low_battery, rc_loss, modes, gcs_loss.
+Cases: sensors, demo, windy, gps_loss, low_battery, rc_loss, modes, gcs_loss,
+log_crash (the last two of demo and log_crash read the flight log with FULMAR_LOG).
 Exit 0 passed, 1 failed (with what and why). Standard library only.
 """
 import importlib.util
@@ -109,8 +110,8 @@ class Flight:
         self.sim_port = free_udp_port()
         self.gcs_port = free_udp_port()
         with open(os.path.join(self.dir, 'fulmard.conf'), 'w') as f:
-            f.write('[daemon]\nstate_dir = %s/state\n[mavlink]\nlink0 = udp-server:127.0.0.1:%d\n'
-                    % (self.dir, self.gcs_port))
+            f.write('[daemon]\nstate_dir = %s/state\nlog_dir = %s/logs\n'
+                    '[mavlink]\nlink0 = udp-server:127.0.0.1:%d\n' % (self.dir, self.dir, self.gcs_port))
         with open(os.path.join(self.dir, 'p.param'), 'w') as f:
             f.write(open(PARAMS).read())
             for p in params:
@@ -192,7 +193,7 @@ def event_time(events, pattern):
     return next((t for t, txt in events if re.search(pattern, txt)), None)
 
 
-def case_sensors(fulmard, sim):
+def case_sensors(fulmard, sim, fulmar_log=None):
     """The daemon's sensors and estimate against the truth over 90 s, and its
     outputs against what the simulator applied."""
     f = Flight(fulmard, sim, 'sensors', gcs=True, duration=90,
@@ -234,19 +235,56 @@ def case_sensors(fulmard, sim):
           'throttle sent reaches the simulator: worst %.3f over %d outputs' % (max(errs), len(errs)))
 
 
-def case_demo(fulmard, sim):
+def log_info(fulmar_log, path):
+    """fulmar-log info: {type: count} and the last TimeUS (s)."""
+    out = subprocess.run([fulmar_log, 'info', path], capture_output=True, text=True)
+    counts = {m.group(2): int(m.group(3)) for m in
+              re.finditer(r'^(\d+)\s+([A-Z0-9]+)\s+(\d+)\s', out.stdout, re.M)}
+    m = re.search(r'last ([\d.]+) s', out.stdout)
+    return out.returncode, counts, float(m.group(1)) if m else 0.0, out.stdout
+
+
+def case_demo(fulmard, sim, fulmar_log=None):
     f = Flight(fulmard, sim, 'demo', sim_args=('--wind', '5,90'))
     f.wait(landed)
     f.report('demo')
+    if fulmar_log:
+        bins = sorted(x for x in os.listdir(os.path.join(f.dir, 'logs')) if x.endswith('.BIN'))
+        check(len(bins) == 1, 'one flight log: %s' % bins)
+        rc, counts, last, _ = log_info(fulmar_log, os.path.join(f.dir, 'logs', bins[0]))
+        want = ('ATT', 'GPS', 'IMU', 'BARO', 'POS', 'CTUN', 'NTUN', 'RCOU', 'BAT', 'CMD',
+                'XKF3', 'XKF4', 'PARM', 'MODE', 'EV', 'PM', 'MSG')
+        check(rc == 0 and all(counts.get(t, 0) > 0 for t in want),
+              'the log opens and holds every kind of record: %s' %
+              ', '.join('%s %d' % (t, counts.get(t, 0)) for t in want))
+        check(counts.get('ATT', 0) > 25 * 400, 'attitude at 25 Hz for the flight: %d' % counts.get('ATT', 0))
 
 
-def case_windy(fulmard, sim):
+def case_log_crash(fulmard, sim, fulmar_log):
+    """fulmard killed (SIGKILL) mid-flight: its log opens and holds data up to within a
+    second of the kill."""
+    f = Flight(fulmard, sim, 'crash', sim_args=('--wind', '5,90'))
+    f.wait(lambda ev: event_time(ev, 'reached waypoint #3') is not None)
+    f.daemon.send_signal(signal.SIGKILL)
+    f.daemon.wait()
+    killed_at = max(t for t, _ in f.events())
+    truth, _, _ = f.stop()
+    sim_end = truth[-1]['t']   # lock-step: the simulator stops where the daemon stopped
+    path = os.path.join(f.dir, 'logs', '1.BIN')
+    rc, counts, last, text = log_info(fulmar_log, path)
+    check(rc == 0 and counts.get('ATT', 0) > 0, 'the log of a killed fulmard opens: %d ATT records'
+          % counts.get('ATT', 0))
+    check(sim_end - last < 1.0, 'and ends %.2f s before the kill (%.2f s; last event %.2f s)'
+          % (sim_end - last, sim_end, killed_at))
+
+
+def case_windy(fulmard, sim, fulmar_log=None):
     f = Flight(fulmard, sim, 'windy', sim_args=('--wind', '10,90', '--turbulence', '7.7'))
     f.wait(landed)
     f.report('windy')
 
 
-def case_gps_loss(fulmard, sim):
+def case_gps_loss(fulmard, sim, fulmar_log=None):
     """30 s without GPS in the first lap: dead reckoning, the mission goes on and lands."""
     f = Flight(fulmard, sim, 'gps', sim_args=('--wind', '5,90'), timeline_extra=('100 gps_loss 30',))
     f.wait(landed)
@@ -257,7 +295,7 @@ def case_gps_loss(fulmard, sim):
           'and takes it back when it returns')
 
 
-def case_low_battery(fulmard, sim):
+def case_low_battery(fulmard, sim, fulmar_log=None):
     """The battery runs low in the second lap: it lands at the DO_LAND_START sequence."""
     f = Flight(fulmard, sim, 'batt', sim_args=('--wind', '5,90'), params=('FS_BATT_MAH,400',))
     f.wait(landed)
@@ -271,7 +309,7 @@ def case_low_battery(fulmard, sim):
           % s.get('touchdown_along_m', 99))
 
 
-def case_rc_loss(fulmard, sim):
+def case_rc_loss(fulmard, sim, fulmar_log=None):
     """The pilot flies FBWA; the transmitter goes quiet: CIRCLE at 1.5 s, RTL at 5 s, then back."""
     f = Flight(fulmard, sim, 'rc', sim_args=('--wind', '5,90'),
                timeline_extra=('60 rc 8=1300', '90 rc off', '130 rc on'), duration=160)
@@ -293,7 +331,7 @@ def case_rc_loss(fulmard, sim):
           (r['h'], math.hypot(r['n'], r['e'])))
 
 
-def case_modes(fulmard, sim):
+def case_modes(fulmard, sim, fulmar_log=None):
     """A scripted pilot: FBWA holds the bank it is given and levels on centred sticks, LOITER
     circles within 5 m RMS of its radius, MANUAL passes the sticks through."""
     f = Flight(fulmard, sim, 'modes', sim_args=('--wind', '5,90'),
@@ -321,7 +359,7 @@ def case_modes(fulmard, sim):
           (min(man or [0]), max(man or [0])))
 
 
-def case_gcs_loss(fulmard, sim):
+def case_gcs_loss(fulmard, sim, fulmar_log=None):
     """In real time: a ground station's heartbeats stop; after FS_LONG_TIMEOUT, RTL
     (FS_LONG_ACTN 1: also from AUTO, where 0 would fly the mission on)."""
     f = Flight(fulmard, sim, 'gcs', realtime=True, gcs=True,
@@ -341,13 +379,13 @@ def case_gcs_loss(fulmard, sim):
 
 CASES = {'sensors': case_sensors, 'demo': case_demo, 'windy': case_windy,
          'gps_loss': case_gps_loss, 'low_battery': case_low_battery, 'rc_loss': case_rc_loss,
-         'modes': case_modes, 'gcs_loss': case_gcs_loss}
+         'modes': case_modes, 'gcs_loss': case_gcs_loss, 'log_crash': case_log_crash}
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in CASES:
-        sys.exit('usage: test_hil.py {%s} FULMARD FULMAR_SIM' % ','.join(CASES))
-    CASES[sys.argv[1]](sys.argv[2], sys.argv[3])
+    if len(sys.argv) not in (4, 5) or sys.argv[1] not in CASES:
+        sys.exit('usage: test_hil.py {%s} FULMARD FULMAR_SIM [FULMAR_LOG]' % ','.join(CASES))
+    CASES[sys.argv[1]](*sys.argv[2:])
     print('%s: %s' % (sys.argv[1], 'FAILED: ' + '; '.join(failures) if failures else 'passed'))
     sys.exit(1 if failures else 0)
 

@@ -21,7 +21,7 @@ check() { if eval "$1"; then ok "$2"; else bad "$2"; fi; }
 # ASan reserves terabytes of shadow memory: mlockall cannot lock that.
 conf=$tmp/fulmard.conf
 if [ "$sanitized" = true ]; then printf '[sched]\nlock_memory = false\n' >"$conf"; else : >"$conf"; fi
-printf '[thread.timer]\ncpu = 0\n[daemon]\nstate_dir = %s/state\n[mavlink]\nlink0 = udp-server:127.0.0.1:0\n' "$tmp" >>"$conf"
+printf '[thread.timer]\ncpu = 0\n[daemon]\nstate_dir = %s/state\nlog_dir = %s/logs\n[mavlink]\nlink0 = udp-server:127.0.0.1:0\n' "$tmp" "$tmp" >>"$conf"
 
 wait_for() {  # wait_for FILE PATTERN: up to 10 s
 	for _ in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done

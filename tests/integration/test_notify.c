@@ -64,8 +64,8 @@ int main(int argc, char **argv)
 	if (!cf)
 		return 2;
 	/* Its own state directory and port: nothing of the machine's is touched. */
-	fprintf(cf, "[daemon]\nstate_dir = %s/state\n[sched]\nlock_memory = %s\n"
-		"[mavlink]\nlink0 = udp-server:127.0.0.1:0\n", dir, argv[2]);
+	fprintf(cf, "[daemon]\nstate_dir = %s/state\nlog_dir = %s/logs\n[sched]\nlock_memory = %s\n"
+		"[mavlink]\nlink0 = udp-server:127.0.0.1:0\n", dir, dir, argv[2]);
 	fclose(cf);
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/notify", dir);

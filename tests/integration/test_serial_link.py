@@ -54,7 +54,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix='fulmar-serial-')
     conf = os.path.join(tmp, 'fulmard.conf')
     with open(conf, 'w') as f:
-        f.write(f'[daemon]\nstate_dir = {tmp}/state\n[sched]\nlock_memory = {lock}\n'
+        f.write(f'[daemon]\nstate_dir = {tmp}/state\nlog_dir = {tmp}/logs\n[sched]\nlock_memory = {lock}\n'
                 f'[mavlink]\nlink0 = serial:{os.ttyname(slave)}:57600\n')
     p = subprocess.Popen([fulmard, '--config', conf], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
     passed = failed = 0

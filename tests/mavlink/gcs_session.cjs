@@ -36,7 +36,7 @@ async function freePort() {
 
 async function start(port) {
 	fs.writeFileSync(path.join(dir, 'fulmard.conf'),
-		`[daemon]\nstate_dir = ${dir}/state\n[sched]\nlock_memory = ${sanitized === 'true' ? 'false' : 'true'}\n` +
+		`[daemon]\nstate_dir = ${dir}/state\nlog_dir = ${dir}/logs\n[sched]\nlock_memory = ${sanitized === 'true' ? 'false' : 'true'}\n` +
 		`[mavlink]\nlink0 = udp-server:127.0.0.1:${port}\n`);
 	log = '';
 	daemon = spawn(fulmard, ['--config', path.join(dir, 'fulmard.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#define LOG_TAG "flightlog"
+#include "daemon/flightlog.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "param/param.h"
+#include "util/log.h"
+
+#define MAIN_RING_BYTES (64u * 1024u)
+#define OUT_BUF_BYTES (64u * 1024u)
+
+static struct flightlog {
+	bool open;
+	struct log_writer w;
+	struct log_producer main;
+	uint8_t main_ring[MAIN_RING_BYTES];
+	uint8_t out[OUT_BUF_BYTES];
+	char version[64];           /* fits a MSG record */
+} fl;
+
+static void on_status(void *ctx, enum log_writer_event ev, int err, const char *text)
+{
+	(void)ctx;
+	if (ev == LOG_EVENT_STOPPED || ev == LOG_EVENT_DROPS)
+		log_warn("%s%s%s", text, err ? ": " : "", err ? strerror(-err) : "");
+	else
+		log_info("%s", text);
+}
+
+/* Every file begins with what the flight was flown with. */
+static void on_file_start(void *ctx, struct log_writer *w, uint64_t now_us)
+{
+	(void)ctx;
+	struct df_msg m = { .t_us = now_us };
+	memcpy(m.text, fl.version, sizeof(fl.version));
+	log_writer_emit(w, DF_ID_MSG, &m);
+	for (unsigned int i = 0; i < param_count; i++) {
+		struct df_parm p = { .t_us = now_us, .value = param_get((int)i),
+				     .default_value = param_defs[i].def };
+		snprintf(p.name, sizeof(p.name), "%s", param_defs[i].name);
+		log_writer_emit(w, DF_ID_PARM, &p);
+	}
+}
+
+int flightlog_open(const char *dir, const char *version)
+{
+	memset(&fl, 0, sizeof(fl));
+	snprintf(fl.version, sizeof(fl.version), "%s", version);
+	struct log_writer_config cfg = {
+		.dir = dir,
+		.max_files = (unsigned int)param_get_by_name("LOG_MAX_FILES"),
+		.log_disarmed = param_get_by_name("LOG_DISARMED") != 0.0f,
+		.rotate_on_disarm = param_get_by_name("LOG_FILE_DSRMROT") != 0.0f,
+		.buf = fl.out,
+		.buf_len = sizeof(fl.out),
+		.on_status = on_status,
+		.on_file_start = on_file_start,
+	};
+	int rc = log_writer_init(&fl.w, &cfg);
+	if (!rc)
+		rc = log_writer_add_producer(&fl.w, &fl.main, fl.main_ring, sizeof(fl.main_ring),
+					     "main");
+	if (rc) {
+		log_warn("flight log in %s: %s: flying without a log", dir, strerror(-rc));
+		return rc;
+	}
+	fl.open = true;
+	log_info("flight log in %s", dir);
+	return 0;
+}
+
+struct log_producer *flightlog_main(void)
+{
+	return fl.open ? &fl.main : NULL;
+}
+
+void flightlog_set_armed(bool armed)
+{
+	if (fl.open)
+		log_writer_set_armed(&fl.w, armed);
+}
+
+void flightlog_task(void *ctx, uint64_t now_us)
+{
+	(void)ctx;
+	if (fl.open)
+		log_writer_service(&fl.w, now_us);
+}
+
+void flightlog_close(uint64_t now_us)
+{
+	if (!fl.open)
+		return;
+	int rc = log_writer_fini(&fl.w, now_us);
+	struct log_writer_stats st;
+	log_writer_get_stats(&fl.w, &st);
+	if (rc)
+		log_warn("flight log: closing: %s", strerror(-rc));
+	if (st.file_num)
+		log_info("flight log: %u.BIN, %llu records, %llu dropped, %llu lost", st.file_num,
+			 (unsigned long long)st.records_written,
+			 (unsigned long long)st.records_dropped,
+			 (unsigned long long)st.records_lost);
+	fl.open = false;
+}
