@@ -5,7 +5,7 @@ processes over UDP on loopback, scored against the simulator's ground truth.
 
   test_hil.py CASE FULMARD FULMAR_SIM [FULMAR_LOG]
 
-Cases: sensors, demo, windy, gps_loss, low_battery, rc_loss, modes, gcs_loss,
+Cases: sensors, demo, windy, determinism, gps_loss, low_battery, rc_loss, modes, gcs_loss,
 log_crash (the last two of demo and log_crash read the flight log with FULMAR_LOG).
 Exit 0 passed, 1 failed (with what and why). Standard library only.
 """
@@ -278,6 +278,24 @@ def case_log_crash(fulmard, sim, fulmar_log):
           % (sim_end - last, sim_end, killed_at))
 
 
+def case_determinism(fulmard, sim, fulmar_log=None):
+    """The same seed, the same flight: two lock-step runs of the demo, byte for byte up to
+    the landing, and the same waypoints at the same times."""
+    runs = []
+    for i in range(2):
+        f = Flight(fulmard, sim, 'det%d' % i, sim_args=('--wind', '5,90', '--turbulence', '3'))
+        f.wait(landed)
+        f.stop()
+        with open(f.truth) as t:
+            lines = t.read().split('\n')
+        runs.append((lines, [e for e in f.events() if 'reached' in e[1] or 'Landed' in e[1]]))
+    end = next(float(t) for t, txt in runs[0][1] if 'Landed' in txt)
+    n = next(i for i, ln in enumerate(runs[0][0][1:], 1) if ln and float(ln.split(',')[0]) > end)
+    check(len(runs[1][0]) > n and runs[0][0][:n] == runs[1][0][:n],
+          'ground truth identical for %d rows (%.0f s, to the landing)' % (n, end))
+    check(runs[0][1] == runs[1][1], 'the same %d events at the same times' % len(runs[0][1]))
+
+
 def case_windy(fulmard, sim, fulmar_log=None):
     f = Flight(fulmard, sim, 'windy', sim_args=('--wind', '10,90', '--turbulence', '7.7'))
     f.wait(landed)
@@ -379,7 +397,8 @@ def case_gcs_loss(fulmard, sim, fulmar_log=None):
 
 CASES = {'sensors': case_sensors, 'demo': case_demo, 'windy': case_windy,
          'gps_loss': case_gps_loss, 'low_battery': case_low_battery, 'rc_loss': case_rc_loss,
-         'modes': case_modes, 'gcs_loss': case_gcs_loss, 'log_crash': case_log_crash}
+         'modes': case_modes, 'gcs_loss': case_gcs_loss, 'log_crash': case_log_crash,
+         'determinism': case_determinism}
 
 
 def main():
