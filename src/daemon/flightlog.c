@@ -6,11 +6,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "log/log_download.h"
+#include "mavlink_msgs.h"
 #include "param/param.h"
 #include "util/log.h"
 
 #define MAIN_RING_BYTES (64u * 1024u)
 #define OUT_BUF_BYTES (64u * 1024u)
+#define REQ_SLOTS 16u                   /* main -> io */
+#define REPLY_SLOTS 64u                 /* io -> main */
+#define REPLIES_PER_TICK 20u
 
 static struct flightlog {
 	bool open;
@@ -19,7 +24,30 @@ static struct flightlog {
 	uint8_t main_ring[MAIN_RING_BYTES];
 	uint8_t out[OUT_BUF_BYTES];
 	char version[64];           /* fits a MSG record */
+	bool download;
+	struct log_download dl;     /* io thread */
+	struct ring req, reply;
+	struct flightlog_msg req_slots[REQ_SLOTS], reply_slots[REPLY_SLOTS];
 } fl;
+
+/* io thread: log_download's replies into the ring for main. */
+static void reply_send(void *ctx, int link, uint32_t msgid, const uint8_t *payload)
+{
+	(void)ctx;
+	struct flightlog_msg m = { .link = (int16_t)link, .msgid = msgid,
+				   .len = (uint8_t)mavlink_msg_info(msgid)->max_len };
+	memcpy(m.payload, payload, m.len);
+	ring_write(&fl.reply, &m, 1);
+}
+
+/* io thread: the file being written (never erased, sent only as far as it is written). */
+static unsigned int active_log(void *ctx)
+{
+	(void)ctx;
+	struct log_writer_stats st;
+	log_writer_get_stats(&fl.w, &st);
+	return st.state == LOG_WRITER_LOGGING ? st.file_num : 0;
+}
 
 static void on_status(void *ctx, enum log_writer_event ev, int err, const char *text)
 {
@@ -68,6 +96,10 @@ int flightlog_open(const char *dir, const char *version)
 		return rc;
 	}
 	fl.open = true;
+	ring_init(&fl.req, fl.req_slots, REQ_SLOTS, sizeof(struct flightlog_msg));
+	ring_init(&fl.reply, fl.reply_slots, REPLY_SLOTS, sizeof(struct flightlog_msg));
+	struct log_download_tx tx = { reply_send, NULL };
+	fl.download = log_download_init(&fl.dl, dir, &tx, active_log, NULL) == 0;
 	log_info("flight log in %s", dir);
 	return 0;
 }
@@ -83,17 +115,47 @@ void flightlog_set_armed(bool armed)
 		log_writer_set_armed(&fl.w, armed);
 }
 
+bool flightlog_request(int link, uint32_t msgid, const uint8_t *payload, size_t len)
+{
+	if (msgid != MAVLINK_MSG_ID_LOG_REQUEST_LIST && msgid != MAVLINK_MSG_ID_LOG_REQUEST_DATA &&
+	    msgid != MAVLINK_MSG_ID_LOG_ERASE && msgid != MAVLINK_MSG_ID_LOG_REQUEST_END)
+		return false;
+	if (!fl.open || !fl.download)
+		return true;            /* no logs here: nothing to answer with */
+	struct flightlog_msg m = { .link = (int16_t)link, .msgid = msgid,
+				   .len = (uint8_t)(len > FLIGHTLOG_MSG_MAX ? FLIGHTLOG_MSG_MAX : len) };
+	memcpy(m.payload, payload, m.len);
+	ring_write(&fl.req, &m, 1);
+	return true;
+}
+
+bool flightlog_reply(struct flightlog_msg *out)
+{
+	return fl.open && ring_read(&fl.reply, out, 1) == 1;
+}
+
 void flightlog_task(void *ctx, uint64_t now_us)
 {
 	(void)ctx;
-	if (fl.open)
-		log_writer_service(&fl.w, now_us);
+	if (!fl.open)
+		return;
+	log_writer_service(&fl.w, now_us);
+	if (!fl.download)
+		return;
+	struct flightlog_msg m;
+	while (ring_read(&fl.req, &m, 1) == 1)
+		log_download_handle(&fl.dl, m.link, m.msgid, m.payload, m.len);
+	size_t room = ring_free(&fl.reply);
+	if (room)
+		log_download_tick(&fl.dl, room < REPLIES_PER_TICK ? (unsigned int)room : REPLIES_PER_TICK);
 }
 
 void flightlog_close(uint64_t now_us)
 {
 	if (!fl.open)
 		return;
+	if (fl.download)
+		log_download_fini(&fl.dl);
 	int rc = log_writer_fini(&fl.w, now_us);
 	struct log_writer_stats st;
 	log_writer_get_stats(&fl.w, &st);

@@ -22,6 +22,24 @@ struct log_producer *flightlog_main(void);
 void flightlog_set_armed(bool armed);
 /* io thread task: writes what the rings hold. */
 void flightlog_task(void *ctx, uint64_t now_us);
+/*
+ * Log download (LOG_REQUEST_LIST/DATA, LOG_ERASE, LOG_REQUEST_END): the io
+ * thread reads the files, so the main thread's ground-station code hands the
+ * requests over and sends the replies the io thread leaves for it. Neither
+ * side waits; what does not fit is dropped and counted (the ground station
+ * asks again, as they all do).
+ */
+#define FLIGHTLOG_MSG_MAX 255
+struct flightlog_msg {
+	int16_t link;
+	uint8_t len;
+	uint32_t msgid;
+	uint8_t payload[FLIGHTLOG_MSG_MAX];
+};
+/* Main thread: whether msgid is a log-download message (then it is queued for io). */
+bool flightlog_request(int link, uint32_t msgid, const uint8_t *payload, size_t len);
+/* Main thread: the next reply to send, false when none. */
+bool flightlog_reply(struct flightlog_msg *out);
 /* Leader, after the threads: the rest written, synced, closed. */
 void flightlog_close(uint64_t now_us);
 

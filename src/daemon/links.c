@@ -243,6 +243,30 @@ static void read_link(struct links *ls, unsigned int idx, uint64_t now_us)
 	}
 }
 
+/*
+ * How many bytes at the start of b are whole MAVLink frames that fit in cap:
+ * a UDP datagram carries whole frames only (a ground station that reads
+ * datagram by datagram never sees half a frame). The buffer holds nothing but
+ * frames, queued whole by send_one and the router.
+ */
+static size_t whole_frames(const uint8_t *b, size_t len, size_t cap)
+{
+	size_t off = 0;
+	while (off + 2 <= len) {
+		size_t flen;
+		if (b[off] == MAVLINK_STX_V2)
+			flen = MAVLINK_V2_HEADER_LEN + b[off + 1] + 2 +
+			       (off + 2 < len && (b[off + 2] & MAVLINK_IFLAG_SIGNED) ?
+				MAVLINK_SIGNATURE_LEN : 0);
+		else
+			flen = MAVLINK_V1_HEADER_LEN + b[off + 1] + 2;
+		if (off + flen > len || off + flen > cap)
+			break;
+		off += flen;
+	}
+	return off;
+}
+
 static void write_link(struct link *l)
 {
 	for (;;) {
@@ -259,7 +283,12 @@ static void write_link(struct link *l)
 				l->out_len = 0;
 				continue;
 			}
-			size_t len = l->out_len < LINK_UDP_DATAGRAM ? l->out_len : LINK_UDP_DATAGRAM;
+			size_t len = whole_frames(l->out, l->out_len, LINK_UDP_DATAGRAM);
+			if (len == 0) {
+				if (l->out_len < MAVLINK_MAX_FRAME_LEN)
+					return;  /* the rest of a frame is still in the ring */
+				len = l->out_len;  /* not frames: cannot happen; do not stall */
+			}
 			n = udp_sendto(l->udp, &l->peer, l->out, len);
 			if (n < 0) {
 				/* The peer went away (ECONNREFUSED) or the network did: the bytes go. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "daemon/flight.h"
+#include "daemon/flightlog.h"
 #include "daemon/links.h"
 #include "fulmar/storage.h"
 #include "mavlink/gcs.h"
@@ -298,7 +299,12 @@ static void gcs_task(void *ctx, uint64_t now_us)
 	static struct links_rx rx;  /* main thread only */
 	/* Bounded, so a flood of frames cannot take the loop's time. */
 	for (int i = 0; i < LINKS_RX_FRAMES && links_receive(&sv.links, &rx); i++)
-		gcs_handle(&sv.gcs, rx.link, &rx.frame, now_us);
+		if (!flightlog_request(rx.link, rx.frame.msgid, mavlink_payload(&rx.frame), rx.frame.len))
+			gcs_handle(&sv.gcs, rx.link, &rx.frame, now_us);
+	/* Log download's replies, read from the files by the io thread. */
+	static struct flightlog_msg reply;
+	for (unsigned int i = 0; i < 20 && flightlog_reply(&reply); i++)
+		links_send(&sv.links, reply.link, reply.msgid, reply.payload);
 	gcs_tick(&sv.gcs, now_us);
 	if (sv.gcs.exit_request != GCS_EXIT_NONE)
 		atomic_store(&sv.exit_request, sv.gcs.exit_request);

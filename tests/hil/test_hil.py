@@ -6,7 +6,7 @@ processes over UDP on loopback, scored against the simulator's ground truth.
   test_hil.py CASE FULMARD FULMAR_SIM [FULMAR_LOG]
 
 Cases: sensors, demo, windy, determinism, gps_loss, low_battery, rc_loss, modes, gcs_loss,
-log_crash (the last two of demo and log_crash read the flight log with FULMAR_LOG).
+log_crash, log_download (demo and log_crash of demo and log_crash read the flight log with FULMAR_LOG).
 Exit 0 passed, 1 failed (with what and why). Standard library only.
 """
 import importlib.util
@@ -71,13 +71,16 @@ class Gcs(threading.Thread):
             crc = ((crc >> 8) ^ (tmp << 8) ^ (tmp << 3) ^ (tmp >> 4)) & 0xFFFF
         return crc
 
-    def heartbeat(self):
-        # HEARTBEAT from a ground station (MAV_TYPE_GCS), CRC_EXTRA 50
-        payload = struct.pack('<IBBBBB', 0, 6, 8, 0, 0, 3)
-        hdr = bytes([0xFD, len(payload), 0, 0, self.seq & 0xFF, 255, 190, 0, 0, 0])
+    def send(self, msgid, payload, crc_extra):
+        hdr = bytes([0xFD, len(payload), 0, 0, self.seq & 0xFF, 255, 190,
+                     msgid & 0xFF, (msgid >> 8) & 0xFF, msgid >> 16])
         self.seq += 1
-        crc = self.crc_x25(hdr[1:] + payload + bytes([50]))
+        crc = self.crc_x25(hdr[1:] + payload + bytes([crc_extra]))
         self.sock.sendto(hdr + payload + struct.pack('<H', crc), self.dst)
+
+    def heartbeat(self):
+        # HEARTBEAT from a ground station (MAV_TYPE_GCS)
+        self.send(0, struct.pack('<IBBBBB', 0, 6, 8, 0, 0, 3), 50)
 
     def run(self):
         last = 0
@@ -96,7 +99,7 @@ class Gcs(threading.Thread):
                     continue
                 n = d[i + 1]
                 msgid = d[i + 7] | d[i + 8] << 8 | d[i + 9] << 16
-                p = d[i + 10:i + 10 + n] + bytes(80)
+                p = d[i + 10:i + 10 + n] + bytes(255)  # MAVLink 2 cuts trailing zeros
                 self.msgs.append((msgid, p))
                 if msgid == 253:
                     self.texts.append(p[1:51].split(b'\0')[0].decode(errors='replace'))
@@ -260,6 +263,41 @@ def case_demo(fulmard, sim, fulmar_log=None):
         check(counts.get('ATT', 0) > 25 * 400, 'attitude at 25 Hz for the flight: %d' % counts.get('ATT', 0))
 
 
+def case_log_download(fulmard, sim, fulmar_log=None):
+    """A ground station lists the logs and downloads the one being written, over MAVLink,
+    while the plane flies: the bytes are the file's."""
+    f = Flight(fulmard, sim, 'download', sim_args=('--wind', '5,90'), gcs=True)
+    f.wait(lambda ev: event_time(ev, 'reached waypoint #2') is not None)
+    g = f.gcs
+    g.send(117, struct.pack('<HHBB', 0, 0xFFFF, 1, 1), 128)          # LOG_REQUEST_LIST
+    end = time.time() + 10
+    entries = []
+    while time.time() < end and not entries:
+        entries = [struct.unpack('<IIHHH', p[:14]) for m, p in list(g.msgs) if m == 118]
+        time.sleep(0.02)
+    check(len(entries) == 1 and entries[0][2] == 1 and entries[0][3] == 1 and entries[0][1] > 0,
+          'LOG_ENTRY: %s' % (entries[:1],))
+    want = 20 * 90
+    g.send(119, struct.pack('<IIHBB', 0, want, 1, 1, 1), 116)         # LOG_REQUEST_DATA
+    data = {}
+    end = time.time() + 10
+    while time.time() < end and sum(len(v) for v in data.values()) < want:
+        for m, p in list(g.msgs):
+            if m == 120:
+                ofs, lid, count = struct.unpack('<IHB', p[:7])
+                data[ofs] = p[7:7 + count]
+        time.sleep(0.02)
+    g.send(122, struct.pack('<BB', 1, 1), 203)                        # LOG_REQUEST_END
+    f.stop()
+    got = b''.join(data[k] for k in sorted(data))
+    with open(os.path.join(f.dir, 'logs', '1.BIN'), 'rb') as fh:
+        disk = fh.read(len(got))
+    diff = [i for i in range(min(len(got), len(disk))) if got[i] != disk[i]]
+    check(len(got) == want and got == disk, 'LOG_DATA: %d bytes, the same as on disk%s' % (
+        len(got), '' if not diff else ' (%d differ, first at %d: %s vs %s)' % (
+            len(diff), diff[0], got[diff[0]:diff[0] + 16].hex(), disk[diff[0]:diff[0] + 16].hex())))
+
+
 def case_log_crash(fulmard, sim, fulmar_log):
     """fulmard killed (SIGKILL) mid-flight: its log opens and holds data up to within a
     second of the kill."""
@@ -398,7 +436,7 @@ def case_gcs_loss(fulmard, sim, fulmar_log=None):
 CASES = {'sensors': case_sensors, 'demo': case_demo, 'windy': case_windy,
          'gps_loss': case_gps_loss, 'low_battery': case_low_battery, 'rc_loss': case_rc_loss,
          'modes': case_modes, 'gcs_loss': case_gcs_loss, 'log_crash': case_log_crash,
-         'determinism': case_determinism}
+         'determinism': case_determinism, 'log_download': case_log_download}
 
 
 def main():
