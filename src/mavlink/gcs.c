@@ -164,6 +164,23 @@ void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t
 			g->gcs_heartbeat_us = now_us;
 		break;
 	}
+	case MAVLINK_MSG_ID_SET_POSITION_TARGET_GLOBAL_INT: {
+		/* GUIDED's "fly to": a position (type_mask bits 0-2 clear) in GUIDED only. */
+		struct mavlink_set_position_target_global_int m;
+		mavlink_set_position_target_global_int_unpack(mavlink_payload(f), f->len, &m);
+		if (!gcs_for_us(g, m.target_system, m.target_component) || !g->vehicle ||
+		    g->vehicle->mode != PLANE_GUIDED || (m.type_mask & 0x7))
+			break;
+		/* MAV_FRAME_GLOBAL(_INT) is above sea level; the relative and terrain frames above home. */
+		float alt = m.alt;
+		if (m.coordinate_frame == 0 || m.coordinate_frame == 5)
+			alt -= g->in.state.alt_msl_m - g->in.state.alt_rel_m;
+		char why[64];
+		if (vehicle_set_guided(g->vehicle, m.lat_int * 1e-7, m.lon_int * 1e-7, alt, why,
+				       sizeof(why)))
+			gcs_text(g, GCS_SEV_WARNING, "%s", why);
+		break;
+	}
 	case MAVLINK_MSG_ID_SETUP_SIGNING: {
 		struct mavlink_setup_signing m;
 		mavlink_setup_signing_unpack(mavlink_payload(f), f->len, &m);

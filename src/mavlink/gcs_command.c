@@ -17,6 +17,7 @@ enum {
 	MAV_CMD_NAV_RETURN_TO_LAUNCH = 20,
 	MAV_CMD_DO_SET_MODE = 176,
 	MAV_CMD_DO_SET_HOME = 179,
+	MAV_CMD_DO_REPOSITION = 192,
 	MAV_CMD_PREFLIGHT_CALIBRATION = 241,
 	MAV_CMD_PREFLIGHT_REBOOT_SHUTDOWN = 246,
 	MAV_CMD_MISSION_START = 300,
@@ -125,6 +126,20 @@ static uint8_t run(struct gcs *g, const struct command *c)
 		int32_t lon = c->is_int ? c->y : (int32_t)lround((double)p[5] * 1e7);
 		return gcs_set_home(lat, lon, p[6], g) ? refuse(g, MAV_RESULT_DENIED, "Home: not a position")
 						      : MAV_RESULT_ACCEPTED;
+	}
+	case MAV_CMD_DO_REPOSITION: {
+		/* Fly there and loiter (GUIDED); bit 0 of param2 switches to GUIDED, else
+		 * the plane must be in GUIDED already (as ArduPlane asks). Height above home. */
+		bool change = whole(p[1], 255) <= 255 && (whole(p[1], 255) & 1);
+		if (!change && g->vehicle->mode != PLANE_GUIDED)
+			return refuse(g, MAV_RESULT_DENIED, "Reposition: not in GUIDED");
+		double lat = c->is_int ? c->x * 1e-7 : (double)p[4];
+		double lon = c->is_int ? c->y * 1e-7 : (double)p[5];
+		float alt = isfinite(p[6]) ? p[6] : g->in.state.alt_rel_m;
+		if (vehicle_set_guided(g->vehicle, lat, lon, alt, why, sizeof(why)))
+			return refuse(g, MAV_RESULT_DENIED, why);
+		return change && g->vehicle->mode != PLANE_GUIDED ? set_mode(g, PLANE_GUIDED) :
+								    MAV_RESULT_ACCEPTED;
 	}
 	case MAV_CMD_PREFLIGHT_CALIBRATION:
 		return refuse(g, MAV_RESULT_FAILED, "Calibration: no sensors to calibrate");

@@ -158,8 +158,19 @@ static void enter_mode(struct plane *p, const struct plane_params *pp, const str
 		start_rtl(p, pp, in);
 		break;
 	case PLANE_LOITER:
-	case PLANE_GUIDED:
 		nav_set_loiter(&p->nav, &h, pp->mexec.wp_loiter_rad_m, 1);
+		break;
+	case PLANE_GUIDED:
+		/* To the target already given (DO_REPOSITION with its mode change), else here. */
+		if (p->v->guided.generation && p->v->guided.generation != p->guided_gen) {
+			p->guided_gen = p->v->guided.generation;
+			struct nav_wp t = { p->v->guided.lat_deg, p->v->guided.lon_deg,
+					    p->v->guided.alt_rel_m };
+			nav_set_loiter(&p->nav, &t, pp->mexec.wp_loiter_rad_m, 1);
+		} else {
+			p->guided_gen = p->v->guided.generation;
+			nav_set_loiter(&p->nav, &h, pp->mexec.wp_loiter_rad_m, 1);
+		}
 		break;
 	case PLANE_TAKEOFF:
 		nav_set_takeoff(&p->nav, 15.0f, pp->tkoff_alt);
@@ -359,6 +370,12 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 		p->last_mode = p->v->mode;
 	}
 
+	/* GUIDED: a new target from the ground station. */
+	if (p->v->mode == PLANE_GUIDED && p->v->guided.generation != p->guided_gen) {
+		p->guided_gen = p->v->guided.generation;
+		struct nav_wp t = { p->v->guided.lat_deg, p->v->guided.lon_deg, p->v->guided.alt_rel_m };
+		nav_set_loiter(&p->nav, &t, pp->mexec.wp_loiter_rad_m, 1);
+	}
 	enum plane_mode m = p->v->mode;
 	bool att = vs->valid & VEHICLE_ATTITUDE_VALID;
 	struct ctl_surfaces u = { 0 };

@@ -119,6 +119,7 @@ struct plane {
 	struct servo servo;
 	struct mexec mexec;
 	uint64_t landed_us;
+	uint32_t guided_gen;                /* the GUIDED target flown to */
 	uint64_t rudder_since_us;           /* rudder-arming stick held since; 0: not held */
 	char text[96];                      /* storage for plane_output.text */
 };

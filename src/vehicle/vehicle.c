@@ -2,6 +2,7 @@
 #include "vehicle/vehicle.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -127,5 +128,20 @@ int vehicle_arm(struct vehicle *v, bool arm, bool force, uint32_t arming_check, 
 		}
 	}
 	v->armed = true;
+	return 0;
+}
+
+int vehicle_set_guided(struct vehicle *v, double lat_deg, double lon_deg, float alt_rel_m,
+		       char *why, size_t why_len)
+{
+	if (!(fabs(lat_deg) <= 90.0 && fabs(lon_deg) <= 180.0) || (lat_deg == 0.0 && lon_deg == 0.0) ||
+	    !isfinite(alt_rel_m) || alt_rel_m < -1000.0f || alt_rel_m > 10000.0f) {
+		snprintf(why, why_len, "Guided: not a position to fly to");
+		return -EINVAL;
+	}
+	v->guided.lat_deg = lat_deg;
+	v->guided.lon_deg = lon_deg;
+	v->guided.alt_rel_m = alt_rel_m;
+	v->guided.generation++;
 	return 0;
 }

@@ -33,6 +33,13 @@ enum plane_mode {
 	PLANE_INITIALISING = 16,
 };
 
+/* Where GUIDED flies to (DO_REPOSITION, SET_POSITION_TARGET_GLOBAL_INT): it loiters there. */
+struct vehicle_target {
+	double lat_deg, lon_deg;
+	float alt_rel_m;               /* above home */
+	uint32_t generation;           /* bumped by each new target; 0: none yet */
+};
+
 struct vehicle {
 	enum plane_mode mode;
 	bool armed;
@@ -40,6 +47,7 @@ struct vehicle {
 	uint16_t mission_count;
 	const char *prearm_problem;    /* the first failing pre-arm check, NULL: none (plane_step) */
 	bool home_set;                 /* AUTO and RTL need a home (the owner sets it) */
+	struct vehicle_target guided;
 };
 
 void vehicle_init(struct vehicle *v);
@@ -60,5 +68,11 @@ int vehicle_set_mode(struct vehicle *v, uint32_t mode, char *why, size_t why_len
  */
 int vehicle_arm(struct vehicle *v, bool arm, bool force, uint32_t arming_check, char *why,
 		size_t why_len);
+/*
+ * A GUIDED target. Returns 0, or -EINVAL (not a position on earth, or a height
+ * that is not a number) with the reason in why.
+ */
+int vehicle_set_guided(struct vehicle *v, double lat_deg, double lon_deg, float alt_rel_m,
+		       char *why, size_t why_len);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -104,6 +105,55 @@ static void test_command_modes_by_command_and_by_set_mode(void **state)
 	assert_int_equal(sent[n_sent - 1].msgid, MAVLINK_MSG_ID_COMMAND_ACK);
 }
 
+/* COMMAND_INT DO_REPOSITION: lat/lon in x/y, height above home in param7. */
+static int reposition(float flags, int32_t lat_e7, int32_t lon_e7, float alt)
+{
+	struct mavlink_command_int c = { .command = 192, .param1 = -1, .param2 = flags,
+					 .param4 = NAN, .x = lat_e7, .y = lon_e7, .z = alt,
+					 .frame = 6, .target_system = 1, .target_component = 1 };
+	uint8_t p[255];
+	mavlink_command_int_pack(&c, p);
+	unsigned int mark = n_sent;
+	deliver(MAVLINK_MSG_ID_COMMAND_INT, p);
+	for (unsigned int i = mark; i < n_sent; i++)
+		if (sent[i].msgid == MAVLINK_MSG_ID_COMMAND_ACK) {
+			struct mavlink_command_ack a;
+			mavlink_command_ack_unpack(sent[i].payload, 10, &a);
+			return a.result;
+		}
+	fail_msg("no COMMAND_ACK for DO_REPOSITION");
+	return -1;
+}
+
+static void test_command_guided_fly_to(void **state)
+{
+	vehicle_update(&v, VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID, 0);
+	/* Not in GUIDED and not asked to switch: refused, as ArduPlane does. */
+	assert_int_equal(reposition(0, -353600000, 1491650000, 80), 2);
+	assert_int_equal(v.guided.generation, 0);
+	/* With the mode-change bit: GUIDED, and the target. */
+	assert_int_equal(reposition(1, -353600000, 1491650000, 80), 0);
+	assert_int_equal(v.mode, PLANE_GUIDED);
+	assert_int_equal(v.guided.generation, 1);
+	assert_true(v.guided.lat_deg == -35.36 && v.guided.alt_rel_m == 80.0f);
+	assert_int_equal(reposition(0, 900000001, 0, 80), 2);   /* not on earth */
+	assert_int_equal(v.guided.generation, 1);
+	/* SET_POSITION_TARGET_GLOBAL_INT, relative frame, position only. */
+	struct mavlink_set_position_target_global_int t = {
+		.target_system = 1, .target_component = 1, .coordinate_frame = 6,
+		.type_mask = 0xFF8, .lat_int = -353610000, .lon_int = 1491660000, .alt = 60 };
+	uint8_t p[255];
+	mavlink_set_position_target_global_int_pack(&t, p);
+	deliver(MAVLINK_MSG_ID_SET_POSITION_TARGET_GLOBAL_INT, p);
+	assert_int_equal(v.guided.generation, 2);
+	assert_true(v.guided.alt_rel_m == 60.0f);
+	/* Velocity-only targets are not what a plane's GUIDED flies: ignored. */
+	t.type_mask = 0xFC7;
+	mavlink_set_position_target_global_int_pack(&t, p);
+	deliver(MAVLINK_MSG_ID_SET_POSITION_TARGET_GLOBAL_INT, p);
+	assert_int_equal(v.guided.generation, 2);
+}
+
 static void test_command_unknown_is_unsupported_and_counted(void **state)
 {
 	assert_int_equal(command(31000, 0, 0), 3);
@@ -118,6 +168,7 @@ int main(void)
 		cmocka_unit_test_setup(test_command_arm_refused_with_reason_while_not_ready, setup),
 		cmocka_unit_test_setup(test_command_arm_disarm_and_retries_are_idempotent, setup),
 		cmocka_unit_test_setup(test_command_modes_by_command_and_by_set_mode, setup),
+		cmocka_unit_test_setup(test_command_guided_fly_to, setup),
 		cmocka_unit_test_setup(test_command_unknown_is_unsupported_and_counted, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

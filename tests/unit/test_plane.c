@@ -289,6 +289,22 @@ static void test_plane_arms_by_rudder_after_three_seconds(void **state)
 	assert_true(said);
 }
 
+static void test_plane_guided_flies_to_the_target(void **state)
+{
+	setup();
+	char why[96];
+	run(0.01, true);                                   /* the switch read: MANUAL */
+	assert_int_equal(vehicle_set_mode(&v, PLANE_GUIDED, why, sizeof(why)), 0);
+	run(0.01, true);
+	assert_int_equal(pl.nav.task, NAV_TASK_LOITER);    /* no target yet: here */
+	assert_float_equal(pl.nav.centre.n_m, 0, 1);
+	assert_int_equal(vehicle_set_guided(&v, -35.3600000, 149.1652300, 90, why, sizeof(why)), 0);
+	run(0.01, true);
+	assert_float_equal(pl.nav.centre.n_m, 362, 2);     /* 0.00326 deg north */
+	assert_float_equal(pl.nav.loiter_alt_m, 90, 1e-3);
+	assert_int_equal(vehicle_set_guided(&v, NAN, 0, 90, why, sizeof(why)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_plane_without_position_circles),
 		cmocka_unit_test(test_plane_names_the_failing_arming_check),
 		cmocka_unit_test(test_plane_arms_by_rudder_after_three_seconds),
+		cmocka_unit_test(test_plane_guided_flies_to_the_target),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
