@@ -64,7 +64,9 @@ def load_truth(path):
                          'n': float(r['pos_n_m']), 'e': float(r['pos_e_m']),
                          'h': -float(r['pos_d_m']), 'as': float(r['airspeed_m_s']),
                          'roll': float(r['roll_deg']), 'armed': r['armed'] == '1',
-                         'ail': float(r['aileron']),
+                         'ail': float(r['aileron']), 'pitch': float(r['pitch_deg']),
+                         'yaw': float(r['yaw_deg']), 'vn': float(r['vel_n_m_s']),
+                         've': float(r['vel_e_m_s']), 'vd': float(r['vel_d_m_s']),
                          'thr': float(r['throttle']), 'ground': r['on_ground'] == '1',
                          'crashed': r['crashed'] == '1'})
     if not rows:

@@ -456,6 +456,22 @@ void flight_task(void *ctx, uint64_t now_us)
 void flight_fill_gcs(struct gcs_inputs *in)
 {
 	in->state = fl.vs;
+	struct estim_ekf_report rep;
+	estim_get_ekf_report(&fl.est, &rep);
+	struct estim_status st;
+	estim_get_status(&fl.est, &st);
+	in->estimator.present = true;
+	in->estimator.ekf_flags = rep.flags;
+	in->estimator.velocity_variance = rep.velocity_variance;
+	in->estimator.pos_horiz_variance = rep.pos_horiz_variance;
+	in->estimator.pos_vert_variance = rep.pos_vert_variance;
+	in->estimator.compass_variance = rep.compass_variance;
+	in->estimator.terrain_alt_variance = rep.terrain_alt_variance;
+	in->estimator.airspeed_variance = rep.airspeed_variance;
+	in->estimator.pos_horiz_accuracy_m = st.pos_sigma_m;
+	in->estimator.pos_vert_accuracy_m = st.hgt_sigma_m;
+	in->estimator.local_valid = estim_wgs84_to_ned(&fl.est, fl.vs.lat_deg, fl.vs.lon_deg,
+						       fl.vs.alt_msl_m, in->estimator.local_ned_m) == 0;
 	if (fl.imu_taken) {
 		in->imu.t_us = fl.imu.t_us;
 		memcpy(in->imu.accel_m_s2, fl.imu.accel_m_s2, sizeof(in->imu.accel_m_s2));

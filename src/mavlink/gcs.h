@@ -86,7 +86,7 @@ enum gcs_exit_request {
 };
 
 /* The messages sent as streams (ArduPilot's SRn_* groups), one slot each per link. */
-#define GCS_STREAM_COUNT 17
+#define GCS_STREAM_COUNT 18
 
 struct gcs_link_state {
 	bool active;
@@ -132,6 +132,15 @@ struct gcs_inputs {
 		float pressure_pa, diff_pressure_pa;  /* diff NAN: no airspeed sensor */
 		float temp_c;
 	} baro;
+	struct gcs_estimator {         /* the estimator's own account; present false: none */
+		bool present;
+		uint16_t ekf_flags;    /* EKF_STATUS_FLAGS */
+		float velocity_variance, pos_horiz_variance, pos_vert_variance;  /* test ratios */
+		float compass_variance, terrain_alt_variance, airspeed_variance;
+		float pos_horiz_accuracy_m, pos_vert_accuracy_m;
+		float local_ned_m[3];  /* position from the estimator's origin */
+		bool local_valid;
+	} estimator;
 	struct {                       /* the battery monitor */
 		bool present;
 		float voltage_v, current_a, consumed_mah;

@@ -38,6 +38,7 @@ static const struct stream {
 	{ MAVLINK_MSG_ID_BATTERY_STATUS, "EXTRA3" },
 	{ MAVLINK_MSG_ID_SCALED_IMU, "RAW_SENS" },
 	{ MAVLINK_MSG_ID_SCALED_PRESSURE, "RAW_SENS" },
+	{ MAVLINK_MSG_ID_ESTIMATOR_STATUS, "EXTRA3" },
 };
 
 void gcs_streams_init(struct gcs *g)
@@ -135,6 +136,20 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 		return true;
 	}
 	case MAVLINK_MSG_ID_EKF_STATUS_REPORT: {
+		if (g->in.estimator.present) {
+			/* The filter's own flags and innovation test ratios. */
+			const struct gcs_estimator *e = &g->in.estimator;
+			struct mavlink_ekf_status_report m = {
+				.flags = e->ekf_flags, .velocity_variance = e->velocity_variance,
+				.pos_horiz_variance = e->pos_horiz_variance,
+				.pos_vert_variance = e->pos_vert_variance,
+				.compass_variance = e->compass_variance,
+				.terrain_alt_variance = e->terrain_alt_variance,
+				.airspeed_variance = e->airspeed_variance,
+			};
+			mavlink_ekf_status_report_pack(&m, p);
+			return true;
+		}
 		/* EKF_STATUS_FLAGS from what the estimator says is valid. */
 		uint16_t flags = 0;
 		if (has(g, att))
@@ -181,9 +196,33 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 		mavlink_global_position_int_pack(&m, p);
 		return true;
 	}
-	case MAVLINK_MSG_ID_LOCAL_POSITION_NED:
-		/* Needs the estimator's local frame: nothing to say until it publishes one. */
-		return false;
+	case MAVLINK_MSG_ID_LOCAL_POSITION_NED: {
+		/* The estimator's local frame: from its origin, the first good GPS fix. */
+		if (!g->in.estimator.local_valid || !has(g, pos | alt))
+			return false;
+		const float *x = g->in.estimator.local_ned_m;
+		struct mavlink_local_position_ned m = {
+			.time_boot_ms = (uint32_t)(s->t_us / 1000), .x = x[0], .y = x[1], .z = x[2],
+			.vx = s->vel_ned_m_s[0], .vy = s->vel_ned_m_s[1], .vz = s->vel_ned_m_s[2],
+		};
+		mavlink_local_position_ned_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_ESTIMATOR_STATUS: {
+		if (!g->in.estimator.present)
+			return false;
+		/* ESTIMATOR_STATUS_FLAGS share EKF_STATUS_FLAGS' first bits. */
+		const struct gcs_estimator *e = &g->in.estimator;
+		struct mavlink_estimator_status m = {
+			.time_usec = s->t_us, .flags = e->ekf_flags, .vel_ratio = e->velocity_variance,
+			.pos_horiz_ratio = e->pos_horiz_variance, .pos_vert_ratio = e->pos_vert_variance,
+			.mag_ratio = e->compass_variance, .hagl_ratio = e->terrain_alt_variance,
+			.tas_ratio = e->airspeed_variance, .pos_horiz_accuracy = e->pos_horiz_accuracy_m,
+			.pos_vert_accuracy = e->pos_vert_accuracy_m,
+		};
+		mavlink_estimator_status_pack(&m, p);
+		return true;
+	}
 	case MAVLINK_MSG_ID_VFR_HUD: {
 		if (!has(g, att | alt))
 			return false;
