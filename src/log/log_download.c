@@ -30,21 +30,6 @@ static int cmp_u16(const void *a, const void *b)
 	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
 }
 
-/* N of "N.BIN", else 0 (the writer's naming). */
-static unsigned log_number(const char *name)
-{
-	unsigned n = 0;
-	size_t k = 0;
-	if (name[0] < '1' || name[0] > '9')
-		return 0;
-	for (; name[k] >= '0' && name[k] <= '9'; k++) {
-		n = n * 10 + (unsigned)(name[k] - '0');
-		if (n > LOG_WRITER_MAX_LOG_NUM)
-			return 0;
-	}
-	return strcmp(name + k, ".BIN") == 0 ? n : 0;
-}
-
 static void scan(struct log_download *d)
 {
 	d->count = 0;

@@ -67,8 +67,7 @@ const struct log_storage_ops log_storage_posix = {
 
 /* ---- the directory ---- */
 
-/* N of "N.BIN" (N in 1..LOG_WRITER_MAX_LOG_NUM, no leading zero), else 0. */
-static unsigned log_number(const char *name)
+unsigned log_number(const char *name)
 {
 	unsigned n = 0;
 	size_t k = 0;

@@ -234,5 +234,7 @@ int log_writer_fini(struct log_writer *w, uint64_t now_us);
  * For the writer and log download alike. -errno if dir cannot be read.
  */
 int log_dir_scan(const char *dir, unsigned *count, unsigned *lowest, unsigned *highest);
+/* N of a file named "N.BIN" (N in 1..LOG_WRITER_MAX_LOG_NUM, no leading zero), else 0. */
+unsigned log_number(const char *name);
 
 #endif
