@@ -77,6 +77,10 @@ int flightlog_open(const char *dir, const char *version)
 {
 	memset(&fl, 0, sizeof(fl));
 	snprintf(fl.version, sizeof(fl.version), "%s", version);
+	if (!((int)param_get_by_name("LOG_BACKEND_TYPE") & 1)) {
+		log_info("flight log off (LOG_BACKEND_TYPE)");
+		return 0;
+	}
 	struct log_writer_config cfg = {
 		.dir = dir,
 		.max_files = (unsigned int)param_get_by_name("LOG_MAX_FILES"),

@@ -84,6 +84,8 @@ const struct param_def param_defs[] = {
 	  "Lowest pitch demanded" },
 	{ "LIM_ROLL_CD", PARAM_INT16, 4500, 0, 9000, "cdeg",
 	  "Bank angle limit" },
+	{ "LOG_BACKEND_TYPE", PARAM_INT8, 1, 0, 7, "",
+	  "Flight log: bit 0 a file in the log directory; 0 no log" },
 	{ "LOG_DISARMED", PARAM_INT8, 0, 0, 1, "",
 	  "Write the flight log while disarmed too" },
 	{ "LOG_FILE_DSRMROT", PARAM_INT8, 0, 0, 1, "",
