@@ -9,6 +9,7 @@ Cases: sensors, estimator, demo, windy, determinism, gps_loss, low_battery, rc_l
 log_crash, log_download (demo and log_crash of demo and log_crash read the flight log with FULMAR_LOG).
 Exit 0 passed, 1 failed (with what and why). Standard library only.
 """
+import atexit
 import importlib.util
 import math
 import os
@@ -141,6 +142,8 @@ class Flight:
             self.gcs.start()
         self.sim = subprocess.Popen(sim_cmd, stdout=subprocess.DEVNULL, stderr=self.sim_err)
         self.daemon = subprocess.Popen(d_cmd, stdout=open(self.log, 'w'), stderr=subprocess.STDOUT)
+        # Whatever happens to the test, no simulator or daemon outlives it.
+        atexit.register(lambda: [p.kill() for p in (self.sim, self.daemon) if p.poll() is None])
 
     def events(self):
         return fr.load_log(self.log)[0]
