@@ -33,6 +33,7 @@ static const float var_max[N] = {
 	0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f,     /* magnetic fields */
 	1e3f, 1e3f,                             /* wind */
 	1e4f,                                   /* baro bias */
+	0.01f, 0.01f, 0.01f,                    /* gyro scale factors */
 };
 
 void estim_config_default(struct estim_config *c)
@@ -49,6 +50,9 @@ void estim_config_default(struct estim_config *c)
 	c->gyro_nsd = 0.0015f;
 	c->accel_nsd = 0.035f;
 	c->gyro_bias_nsd = 1e-3f;
+	/* A MEMS gyro's scale factor is a few percent off out of the box (MPU6000:
+	 * 3 %) and moves with temperature; ArduPilot's EKF2 estimates it too. */
+	c->gyro_scale_nsd = 5e-4f;
 	c->accel_bias_nsd = 3e-3f;
 	c->mag_earth_nsd = 1e-3f;
 	c->mag_body_nsd = 1e-4f;
@@ -169,16 +173,21 @@ static void cov_reset(struct estim *e, int i0, int n, float var)
  *   dv'     = dv - [R dvc x] dtheta - R dt dba
  *   dp'     = dp + dt dv
  * Done as row operations into A = F P, then column operations A F'. */
-static void cov_predict(struct estim *e, float R[3][3], const float dv_ned[3], float dt)
+static void cov_predict(struct estim *e, float R[3][3], const float dv_ned[3], const float dang[3],
+			float dt)
 {
-	static const int blk_row[4] = { ESTIM_S_ATT, ESTIM_S_VEL, ESTIM_S_VEL, ESTIM_S_POS };
-	static const int blk_col[4] = { ESTIM_S_GYRO_BIAS, ESTIM_S_ATT, ESTIM_S_ACC_BIAS, ESTIM_S_VEL };
-	float B[4][3][3];
+	enum { NB = 5 };
+	static const int blk_row[NB] = { ESTIM_S_ATT, ESTIM_S_VEL, ESTIM_S_VEL, ESTIM_S_POS, ESTIM_S_ATT };
+	static const int blk_col[NB] = { ESTIM_S_GYRO_BIAS, ESTIM_S_ATT, ESTIM_S_ACC_BIAS, ESTIM_S_VEL,
+					 ESTIM_S_GYRO_SCALE };
+	float B[NB][3][3];
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++) {
 			B[0][i][j] = -R[i][j] * dt;
 			B[2][i][j] = -R[i][j] * dt;
 			B[3][i][j] = i == j ? dt : 0.0f;
+			/* dtheta' = ... - R diag(dang) dsf */
+			B[4][i][j] = -R[i][j] * dang[j];
 		}
 	/* -[a x] */
 	B[1][0][0] = 0.0f;
@@ -194,7 +203,7 @@ static void cov_predict(struct estim *e, float R[3][3], const float dv_ned[3], f
 	float A[N][N];
 	float (*P)[N] = e->P;
 	memcpy(A, P, sizeof(A));
-	for (int b = 0; b < 4; b++)
+	for (int b = 0; b < NB; b++)
 		for (int i = 0; i < 3; i++)
 			for (int k = 0; k < 3; k++) {
 				float f = B[b][i][k];
@@ -206,7 +215,7 @@ static void cov_predict(struct estim *e, float R[3][3], const float dv_ned[3], f
 					dst[j] += f * src[j];
 			}
 	memcpy(P, A, sizeof(A));
-	for (int b = 0; b < 4; b++)
+	for (int b = 0; b < NB; b++)
 		for (int i = 0; i < 3; i++)
 			for (int k = 0; k < 3; k++) {
 				float f = B[b][i][k];
@@ -227,6 +236,7 @@ static void cov_predict(struct estim *e, float R[3][3], const float dv_ned[3], f
 		q[ESTIM_S_ACC_BIAS + i] = c->accel_bias_nsd * c->accel_bias_nsd * dt;
 		q[ESTIM_S_MAG_EARTH + i] = c->mag_earth_nsd * c->mag_earth_nsd * dt;
 		q[ESTIM_S_MAG_BODY + i] = c->mag_body_nsd * c->mag_body_nsd * dt;
+		q[ESTIM_S_GYRO_SCALE + i] = c->gyro_scale_nsd * c->gyro_scale_nsd * dt;
 	}
 	q[ESTIM_S_WIND] = q[ESTIM_S_WIND + 1] = c->wind_nsd * c->wind_nsd * dt;
 	/* Without GPS the air mass keeps moving (turbulence, shear) in ways the
@@ -263,6 +273,7 @@ static void nav_inject(struct estim_nav *x, const float d[N])
 		x->accel_bias[i] += d[ESTIM_S_ACC_BIAS + i];
 		x->mag_earth[i] += d[ESTIM_S_MAG_EARTH + i];
 		x->mag_body[i] += d[ESTIM_S_MAG_BODY + i];
+		x->gyro_scale[i] += d[ESTIM_S_GYRO_SCALE + i];
 	}
 	x->wind[0] += d[ESTIM_S_WIND];
 	x->wind[1] += d[ESTIM_S_WIND + 1];
@@ -271,6 +282,7 @@ static void nav_inject(struct estim_nav *x, const float d[N])
 	for (int i = 0; i < 3; i++) {
 		x->gyro_bias[i] = clampf(x->gyro_bias[i], -0.2f, 0.2f);
 		x->accel_bias[i] = clampf(x->accel_bias[i], -2.0f, 2.0f);
+		x->gyro_scale[i] = clampf(x->gyro_scale[i], -0.1f, 0.1f);
 	}
 }
 
@@ -297,7 +309,7 @@ static void corrected_deltas(const struct estim_nav *x, const struct estim_imu_s
 			     float dvel[3])
 {
 	for (int i = 0; i < 3; i++) {
-		dang[i] = s->dang[i] - x->gyro_bias[i] * s->dt_s;
+		dang[i] = (s->dang[i] - x->gyro_bias[i] * s->dt_s) * (1.0f - x->gyro_scale[i]);
 		dvel[i] = s->dvel[i] - x->accel_bias[i] * s->dt_s;
 	}
 }
@@ -810,7 +822,7 @@ static void delayed_step(struct estim *e, const struct estim_imu_step *s, const 
 	float dang[3], dvel[3], R[3][3], dvn[3];
 	corrected_deltas(&e->x, s, dang, dvel);
 	strapdown(e->x.q, e->x.vel, e->x.pos, dang, dvel, s->dt_s, R, dvn);
-	cov_predict(e, R, dvn, s->dt_s);
+	cov_predict(e, R, dvn, dang, s->dt_s);
 	e->t_delayed_us = s->t_us;
 	e->replayed = false;
 	e->count.steps++;
@@ -901,6 +913,7 @@ static void align(struct estim *e, uint64_t t_us)
 		e->P[ESTIM_S_VEL + i][ESTIM_S_VEL + i] = e->tas_last_m_s > c->min_airspeed_m_s ? 25.0f : 0.25f;
 		e->P[ESTIM_S_POS + i][ESTIM_S_POS + i] = 1.0f;
 		e->P[ESTIM_S_GYRO_BIAS + i][ESTIM_S_GYRO_BIAS + i] = 0.01f * 0.01f;
+		e->P[ESTIM_S_GYRO_SCALE + i][ESTIM_S_GYRO_SCALE + i] = 0.02f * 0.02f;
 		e->P[ESTIM_S_ACC_BIAS + i][ESTIM_S_ACC_BIAS + i] = 0.2f * 0.2f;
 		e->P[ESTIM_S_MAG_EARTH + i][ESTIM_S_MAG_EARTH + i] = 0.0025f;
 		e->P[ESTIM_S_MAG_BODY + i][ESTIM_S_MAG_BODY + i] = 0.0025f;
@@ -963,7 +976,9 @@ int estim_predict(struct estim *e, const float dang_rad[3], const float dvel_m_s
 		return -EINVAL;
 	e->t_now_us = t_us;
 	for (int i = 0; i < 3; i++)
-		e->rate_rad_s[i] = dang_rad[i] / dt_s - (e->running ? e->x.gyro_bias[i] : 0.0f);
+		e->rate_rad_s[i] = e->running ? (dang_rad[i] / dt_s - e->x.gyro_bias[i]) *
+							(1.0f - e->x.gyro_scale[i]) :
+						 dang_rad[i] / dt_s;
 	if (!e->running) {
 		align_step(e, dang_rad, dvel_m_s, dt_s, t_us);
 		return 1;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * The state estimator: a 24-state error-state extended Kalman filter for a
+ * The state estimator: a 27-state error-state extended Kalman filter for a
  * fixed-wing aircraft, on a delayed time horizon with an output predictor
  * (the structure of PX4's EKF2 and ArduPilot's EKF3). docs/estimator.md gives
  * the state vector, the noise defaults, the gates and the timing.
@@ -39,7 +39,8 @@ enum estim_state_index {
 	ESTIM_S_MAG_BODY = 18,  /* 3: body (hard-iron) field, gauss */
 	ESTIM_S_WIND = 21,      /* 2: wind NE, m/s (air velocity over ground) */
 	ESTIM_S_BARO_BIAS = 23, /* 1: baro height minus true height, m */
-	ESTIM_NSTATES = 24,
+	ESTIM_S_GYRO_SCALE = 24, /* 3: gyro scale-factor error, body (true = measured x (1 - s)) */
+	ESTIM_NSTATES = 27,
 };
 
 #define ESTIM_IMU_BUF 128 /* filter steps held for the delayed horizon */
@@ -56,6 +57,7 @@ struct estim_config {
 	float gyro_nsd;         /* rad/s/sqrt(Hz) */
 	float accel_nsd;        /* m/s^2/sqrt(Hz) */
 	float gyro_bias_nsd;    /* rad/s^2/sqrt(Hz) */
+	float gyro_scale_nsd;   /* 1/s/sqrt(Hz): the scale factor's random walk */
 	float accel_bias_nsd;   /* m/s^3/sqrt(Hz) */
 	float mag_earth_nsd, mag_body_nsd; /* gauss/s/sqrt(Hz) */
 	float wind_nsd;         /* m/s^2/sqrt(Hz) */
@@ -177,6 +179,7 @@ struct estim_nav {
 	float mag_earth[3], mag_body[3];
 	float wind[2];
 	float baro_bias;
+	float gyro_scale[3];
 };
 
 struct estim_imu_step {         /* one filter period */
