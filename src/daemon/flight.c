@@ -40,7 +40,7 @@ static struct flight {
 	uint32_t health;                /* the estimator's, as last said */
 	uint64_t last_us;
 	uint32_t param_gen;             /* the parameters' generation last loaded */
-	uint64_t log_loops;             /* main loops, for the log's decimation */
+	uint64_t log_next25_us, log_next10_us;  /* the log's next 25 Hz and 10 Hz ticks */
 	uint32_t log_gps_gen, log_baro_gen;
 	const struct sched *sched;      /* for the log's loop timing (PM), may be NULL */
 	uint64_t pm_last_us, pm_loops, pm_long;
@@ -194,7 +194,7 @@ static uint16_t cdeg360(float rad)
 static void log_event_text(struct log_producer *lp, uint64_t now_us, const char *text)
 {
 	struct df_msg m = { .t_us = now_us };
-	snprintf(m.text, sizeof(m.text), "%s", text);
+	strncpy(m.text, text, sizeof(m.text) - 1);  /* a copy, no formatting on the main loop */
 	log_write_msg(lp, &m);
 }
 
@@ -204,12 +204,15 @@ static void write_log(uint64_t now_us)
 	struct log_producer *lp = flightlog_main();
 	if (!lp)
 		return;
-	uint32_t rate = (uint32_t)fl.est_cfg.filter_rate_hz;
-	uint64_t n = fl.log_loops++;
-	uint32_t div25 = rate / 25 ? rate / 25 : 1, div10 = rate / 10 ? rate / 10 : 1;
+	/* Rates by the clock, whatever the loop's rate: the first loop at or past each tick. */
+	bool at25 = now_us >= fl.log_next25_us, at10 = now_us >= fl.log_next10_us;
+	if (at25)
+		fl.log_next25_us = now_us - now_us % 40000u + 40000u;
+	if (at10)
+		fl.log_next10_us = now_us - now_us % 100000u + 100000u;
 	const struct vehicle_state *vs = &fl.vs;
 	const struct plane_output *po = &fl.po;
-	if (n % div25 == 0) {
+	if (at25) {
 		struct df_att a = { .t_us = now_us, .des_roll_cdeg = cdeg(po->roll_dem_rad),
 				    .roll_cdeg = cdeg(vs->roll_rad), .des_pitch_cdeg = cdeg(po->pitch_dem_rad),
 				    .pitch_cdeg = cdeg(vs->pitch_rad), .yaw_cdeg = cdeg360(vs->yaw_rad),
@@ -239,7 +242,7 @@ static void write_log(uint64_t now_us)
 				     .gyro_healthy = 1, .accel_healthy = 1 };
 		log_write_imu(lp, &im);
 	}
-	if (n % div10 == 0) {
+	if (at10) {
 		struct df_pos ps = { .t_us = now_us, .lat_1e7 = (int32_t)lround(vs->lat_deg * 1e7),
 				     .lng_1e7 = (int32_t)lround(vs->lon_deg * 1e7),
 				     .alt_msl_m = vs->alt_msl_m, .rel_home_alt_m = vs->alt_rel_m,
@@ -301,7 +304,7 @@ static void write_log(uint64_t now_us)
 				    .vel_down_m_s = f->vel_ned_m_s[2], .yaw_deg = NAN };
 		log_write_gps(lp, &r);
 	}
-	if (n % div10 == 0 && fl.gen[SENSOR_BARO] != fl.log_baro_gen) {
+	if (at10 && fl.gen[SENSOR_BARO] != fl.log_baro_gen) {
 		fl.log_baro_gen = fl.gen[SENSOR_BARO];
 		struct baro_sample b;
 		if (sensors_latest(fl.hub, SENSOR_BARO, &b)) {

@@ -118,18 +118,27 @@ static struct nav_wp here(const struct vehicle_state *vs)
 	return (struct nav_wp){ vs->lat_deg, vs->lon_deg, vs->alt_rel_m };
 }
 
+/* AUTO from the mission's DO_LAND_START on, if it has one and there is a home
+ * and a position to fly it by. Returns whether it did. */
+static bool land_at_land_start(struct plane *p, const struct plane_params *pp,
+			       const struct plane_input *in)
+{
+	int ls = in->mission ? mexec_find_land_start(in->mission) : -1;
+	if (ls <= 0 || !in->home_set || !(in->vs.valid & VEHICLE_POSITION_VALID))
+		return false;
+	p->v->mode = PLANE_AUTO;
+	p->last_mode = PLANE_AUTO;
+	mexec_start(&p->mexec, in->mission, &p->nav, &pp->mexec, &in->home, in->home_alt_msl_m,
+		    &in->vs, in->now_us);
+	mexec_goto(&p->mexec, in->mission, &p->nav, (uint16_t)ls, &in->vs, in->now_us);
+	return true;
+}
+
 /* RTL: to the landing sequence when RTL_AUTOLAND asks and there is one, else loiter at home. */
 static void start_rtl(struct plane *p, const struct plane_params *pp, const struct plane_input *in)
 {
-	int ls = in->mission ? mexec_find_land_start(in->mission) : -1;
-	if (pp->rtl_autoland != 0.0f && ls > 0) {
-		p->v->mode = PLANE_AUTO;
-		p->last_mode = PLANE_AUTO;
-		mexec_start(&p->mexec, in->mission, &p->nav, &pp->mexec, &in->home, in->home_alt_msl_m,
-			    &in->vs, in->now_us);
-		mexec_goto(&p->mexec, in->mission, &p->nav, (uint16_t)ls, &in->vs, in->now_us);
+	if (pp->rtl_autoland != 0.0f && land_at_land_start(p, pp, in))
 		return;
-	}
 	struct nav_wp h = in->home;
 	h.alt_rel_m = pp->mexec.rtl_alt_m;
 	nav_set_loiter(&p->nav, &h, pp->mexec.wp_loiter_rad_m, 1);
@@ -268,17 +277,10 @@ static void other_failsafes(struct plane *p, const struct plane_params *pp,
 	if (!p->batt_fs && p->v->armed &&
 	    (empty || (p->batt_low_since_us && in->now_us - p->batt_low_since_us >= BATT_LOW_US))) {
 		p->batt_fs = true;
-		int ls = in->mission ? mexec_find_land_start(in->mission) : -1;
-		if (ls > 0 && in->home_set && (in->vs.valid & VEHICLE_POSITION_VALID)) {
-			p->v->mode = PLANE_AUTO;
-			p->last_mode = PLANE_AUTO;
-			mexec_start(&p->mexec, in->mission, &p->nav, &pp->mexec, &in->home,
-				    in->home_alt_msl_m, &in->vs, in->now_us);
-			mexec_goto(&p->mexec, in->mission, &p->nav, (uint16_t)ls, &in->vs, in->now_us);
+		if (land_at_land_start(p, pp, in))
 			say(out, MAV_SEVERITY_CRITICAL, "Battery failsafe: landing");
-		} else {
+		else
 			force_mode(p, PLANE_RTL, out, "Battery failsafe: RTL");
-		}
 	}
 	/* No position to navigate by: hold what can be held. */
 	if (navigating(p->v->mode) && !(in->vs.valid & VEHICLE_POSITION_VALID))
