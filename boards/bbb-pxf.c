@@ -1,22 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * bbb-pxf: BeagleBone Black with the PXF (Erle) cape
- * (../shared/reference/ardupilot-linux-facts.md 2b, 2c, 3a):
+ * bbb-pxf: BeagleBone Black with the PXF (Erle) cape. Sources of the facts
+ * below (docs/boards.md, "Where the wiring facts come from", says more):
+ * ArduPilot's libraries/AP_HAL_Linux/SPIDriver.cpp (its PXF SPI table),
+ * RCInput_PRU.cpp and RCOutput_PRU.cpp; the PXF overlay and PRU firmware in
+ * ArduPilot's Tools/Linux_HAL_Essentials (devicetree/pxf/BB-BONE-PRU-05-00A0.dts,
+ * pru/rcinpru, pru/pwmpru); the P8/P9 header tables of the BeagleBone Black
+ * System Reference Manual (pin to GPIO line); the AM335x Technical Reference
+ * Manual, SPRUH73 (PRU-ICSS at 0x4A300000, its shared RAM at +0x10000):
  *   SPI bus 2 (/dev/spidev2.0, mode 3) with chip selects driven as GPIOs:
  *     MPU9250  P9_23 = gpio1_17   (1 MHz set-up, 20 MHz data)
  *     MPU6000  P9_28 = gpio3_17   (0.5 / 20 MHz)
  *     MS5611   P9_42 = gpio0_7    (10 MHz)
  *   PRU0 runs the RC input firmware (pin P8_15), its ring in PRU shared RAM at
- *   0x4A312000; PRU1 runs the 12-channel PWM firmware, commands in PRU0 data
- *   RAM at 0x4A310000. P8_17 = gpio0_27 powers a Spektrum satellite.
+ *   0x4A312000; PRU1 runs the 12-channel PWM firmware, its command block at
+ *   the start of PRU shared RAM, 0x4A310000. P8_17 = gpio0_27 powers a
+ *   Spektrum satellite.
  *   The LSM9DS0 on SPI bus 1 and the FRAM are not used by fulmar.
  * Chip-select lines are requested at start-up, deselected (high), so no two
  * chips ever answer on the shared bus.
  * The GPS UART (ttyO5) is the usual PXF launch line, not checked on hardware.
  * Rotation: the 2015 MPU9250 driver's own axis swap (ROLL_180_YAW_90) then
- * the PXF's YAW_180, i.e. ROLL_180_YAW_270; the MPU6000 is taken to sit the
- * same way (not checked on hardware). The AK8963 inside the MPU9250 is read
- * through its auxiliary I2C master.
+ * the PXF's YAW_180, i.e. ROLL_180_YAW_270 (ArduPilot's
+ * libraries/AP_InertialSensor/AP_InertialSensor_MPU9250.cpp, 2015); the
+ * MPU6000 is taken to sit the same way (not checked on hardware). The AK8963
+ * inside the MPU9250 is read through its auxiliary I2C master.
  */
 #include "drivers/rotation.h"
 #include "fulmar/board.h"

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * navio: Raspberry Pi 2/3 (32-bit) with an Emlid Navio+ (the late-2015 wiring
- * ArduPilot used; ../shared/reference/ardupilot-linux-facts.md 2e, 2f, 3a):
+ * navio: Raspberry Pi 2/3 (32-bit) with an Emlid Navio+, wired as ArduPilot
+ * drove it in late 2015. Sources (docs/boards.md, "Where the wiring facts
+ * come from", says more): ArduPilot's libraries/AP_HAL_Linux/SPIDriver.cpp
+ * (its Navio SPI table), HAL_Linux_Class.cpp and RCOutput_PCA9685.cpp (the
+ * PCA9685's address, clock, channel offset and output enable), GPIO_Navio.cpp
+ * (GPIO4 RC input, GPIO27 output enable), the MS5611 driver in
+ * libraries/AP_Baro (0x77) and libraries/AP_BattMonitor (the battery scales);
+ * the NXP PCA9685 and TI ADS1115 datasheets (0x40 and 0x48 with the address
+ * pins low):
  *   SPI0 CE1  MPU9250 (mode 0, 1 MHz for set-up, 20 MHz for data), AK8963 behind it
  *   SPI0 CE0  u-blox GPS (mode 0, 250 kHz set-up, 5 MHz)
  *   I2C-1     MS5611 0x77, PCA9685 0x40 (24.576 MHz external clock, outputs 4..16;
@@ -9,11 +16,13 @@
  *   GPIO4     RC input (PPM-sum, SBUS), GPIO27 PCA9685 output enable, low = on
  *   ttyAMA0   telemetry
  * Rotation: the 2015 MPU9250 driver's axis swap (ROLL_180_YAW_90) and the
- * Navio's own ROLL_180_YAW_90 cancel: ROTATION_NONE. I2C-1 belongs to the
- * timer thread (barometer, pitot); the PCA9685 on it is written there from
- * the pulse widths the main thread publishes (src/daemon/board_io.c). The
- * u-blox on SPI0 is clocked by the timer thread too (SPI0 also carries the
- * IMU) and its bytes reach the uart thread's u-blox driver through rings.
+ * Navio's own ROLL_180_YAW_90 cancel: ROTATION_NONE (ArduPilot's
+ * libraries/AP_InertialSensor/AP_InertialSensor_MPU9250.cpp, 2015). I2C-1
+ * belongs to the timer thread (barometer, pitot); the PCA9685 on it is
+ * written there from the pulse widths the main thread publishes
+ * (src/daemon/board_io.c). The u-blox on SPI0 is clocked by the timer thread
+ * too (SPI0 also carries the IMU) and its bytes reach the uart thread's
+ * u-blox driver through rings.
  */
 #include "drivers/rotation.h"
 #include "fulmar/board.h"

@@ -3,9 +3,12 @@
  * zynq: a Zybo-class Zynq-7000 board whose programmable logic holds the
  * ArduPilot-style PWM block (8 channels, {period, high} tick pairs at 100 MHz)
  * at 0x43C00000 and the RC pulse-capture FIFO (one keyhole register) at
- * 0x43C10000 (../shared/reference/ardupilot-linux-facts.md 2d). With a UIO
- * node in the device tree, set "pwm = uio:NAME" in [devices] instead of
- * /dev/mem.
+ * 0x43C10000: the addresses and layouts of ArduPilot's
+ * libraries/AP_HAL_Linux/RCOutput_ZYNQ.cpp and RCInput_ZYNQ.cpp, inside the
+ * PL's M_AXI_GP0 window of the Zynq-7000 TRM (Xilinx UG585, system address
+ * map); docs/boards.md, "Where the wiring facts come from", says more. With
+ * UIO nodes in the device tree, set "rcout = uio:NAME" and "rcin = uio:NAME"
+ * in [devices] instead of /dev/mem.
  * The Zybo has no sensors of its own: the table assumes an MPU9250 and an
  * MS5611 on PS SPI0 (chip selects 0 and 1) and a u-blox on PS UART1; override
  * the paths in [devices] for other wiring. The IMU is taken to be mounted with

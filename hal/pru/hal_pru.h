@@ -2,9 +2,14 @@
 /*
  * The BeagleBone PRU backends (PXF/Erle cape firmware: "rcinpru0" on PRU0
  * records the RC pin's edges into a ring in PRU shared RAM, "pwmpru1" on PRU1
- * drives 12 PWM outputs from a command block at the start of PRU shared RAM;
- * ../shared/reference/ardupilot-linux-facts.md 2b and 2c, checked against the
- * firmware sources Tools/Linux_HAL_Essentials/pru/{rcinpru,pwmpru}).
+ * drives 12 PWM outputs from a command block at the start of PRU shared RAM).
+ * Sources: the firmware in ArduPilot's Tools/Linux_HAL_Essentials/pru/
+ * {rcinpru,pwmpru} (rcinpru0.c, pwmpru1.c and their prucomm.h, which give both
+ * structures), ArduPilot's host side libraries/AP_HAL_Linux/RCInput_PRU.cpp and
+ * RCOutput_PRU.cpp, and for the PRU-ICSS memory map the AM335x Technical
+ * Reference Manual (TI SPRUH73), PRU-ICSS chapter, with the same offsets in
+ * the PXF overlay Tools/Linux_HAL_Essentials/devicetree/pxf/BB-BONE-PRU-05-00A0.dts;
+ * docs/boards.md, "Where the wiring facts come from", summarises them.
  *
  * Constructors of backends, seen by board files and tests only. Each takes a
  * register window the caller has opened (mmio_linux_open from the board table:

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * The Zynq-7000 PL backends (the ArduPilot-style PL design;
- * ../shared/reference/ardupilot-linux-facts.md 2d): an RC pulse-capture FIFO
- * read through one keyhole register, and 8 PWM outputs as {period, high}
- * register pairs, both in ticks of a 100 MHz clock (100 per us).
+ * The Zynq-7000 PL backends (the PL design ArduPilot's Zynq drivers expect,
+ * as libraries/AP_HAL_Linux/RCInput_ZYNQ.cpp/.h and RCOutput_ZYNQ.cpp/.h
+ * describe it; docs/boards.md, "Where the wiring facts come from"): an RC
+ * pulse-capture FIFO read through one keyhole register, and 8 PWM outputs as
+ * {period, high} register pairs, both in ticks of a 100 MHz clock (100 per us).
  *
  * Constructors of backends, seen by board files and tests only. Each takes a
  * register window the caller has opened (mmio_linux_open from the board table:

@@ -4,8 +4,8 @@
  * RC pin with a 100 MHz counter and queues {bit 31: the level that ended,
  * bits 30..0: its length in ticks}; the ARM pops one entry per read of a
  * single keyhole register, and reads 0xFFFFFFFF when the FIFO is empty
- * (ardupilot-linux-facts.md 2d; RCInput_ZYNQ). Low and high entries then
- * alternate, low first in each pair.
+ * (ArduPilot's RCInput_ZYNQ; docs/boards.md, "Where the wiring facts come
+ * from"). Low and high entries then alternate, low first in each pair.
  *
  * Ticks become microseconds with the remainder carried from one level to the
  * next, so that a run of levels adds up to its true length (truncating each

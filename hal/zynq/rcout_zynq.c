@@ -2,7 +2,7 @@
 /*
  * 8 PWM outputs from the Zynq PL PWM block: channel ch is two 32-bit
  * registers at 8 * ch, {period, high}, in ticks of a 100 MHz clock
- * (ardupilot-linux-facts.md 2d; RCOutput_ZYNQ). The block has no enable: a
+ * (ArduPilot's RCOutput_ZYNQ; docs/boards.md). The block has no enable: a
  * channel with high 0 sends no pulses (assumed from the design: ArduPilot
  * never writes 0 and leaves the registers as the PL resets them, so this is
  * not confirmed on hardware). Each write is one register, so the PL never
