@@ -38,8 +38,12 @@
  * level's duration keeps the chain. Lost levels make the chain short; the
  * floor then pulls it forward again. When the durations do not fit the time
  * between two reads at all (a corrupt duration), the batch is stamped to end
- * at now_us, and its first stamps may then lie before the previous batch's
- * last.
+ * at now_us.
+ * Stamps never go backwards: where the lateness shrinks by more than the time
+ * between two pairs (a read that came late, then one that came early: on a
+ * busy host, or at a slow poll rate), or after a corrupt duration, a pair that
+ * would be stamped before the one handed out before it takes that one's
+ * stamp. That keeps every stamp between its true edge and now_us.
  *
  * Everything here runs on the rcin thread, which owns the struct.
  */
@@ -67,6 +71,7 @@ struct rcin_levels {
 	uint64_t edge_us;
 	bool have_floor;          /* floor_us: the capture was empty then */
 	uint64_t floor_us;
+	uint64_t pushed_us;       /* the stamp of the last pair queued: the next is no earlier */
 	struct rcin_pulse *pend;  /* stamped pairs not handed out yet: a ring of pend_cap */
 	size_t pend_cap;
 	size_t pend_first;
@@ -91,6 +96,7 @@ static inline void rcin_levels_init(struct rcin_levels *lv, struct rcin_stats *s
 	lv->pend_cap = cap;
 	lv->pend_first = 0;
 	lv->pend_n = 0;
+	lv->pushed_us = 0;
 	rcin_levels_reset(lv);
 }
 
@@ -106,9 +112,12 @@ static inline void rcin_levels_push(struct rcin_levels *lv, uint32_t low_us, uin
 	assert(lv->pend_n < lv->pend_cap);
 	struct rcin_pulse *p = &lv->pend[(lv->pend_first + lv->pend_n) % lv->pend_cap];
 
+	if (t_us < lv->pushed_us)
+		t_us = lv->pushed_us;
 	p->low_us = low_us;
 	p->high_us = high_us;
 	p->t_us = t_us;
+	lv->pushed_us = t_us;
 	lv->pend_n++;
 }
 
