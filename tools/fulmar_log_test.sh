@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # fulmar-log on the reference ArduPilot logs: info counts, dump (text, CSV, JSON,
 # time windows), export, plot and summary.
-# Usage: fulmar_log_test.sh FULMAR_LOG REFERENCE_DIR. Exit 77 (skip) without the logs.
+# Usage: fulmar_log_test.sh FULMAR_LOG REFERENCE_ROOT. The logs are in
+# $FULMAR_REFERENCE/dataflash (REFERENCE_ROOT when unset); exit 77 (skip) without them.
 set -eu
 tool=$1
-log=$2/ArduPlane-3.8.2-dev_pymavlink-test.BIN
-if [ ! -r "$log" ]; then
-	echo "reference log $log absent: skipped"
+ref=${FULMAR_REFERENCE:-$2}/dataflash
+if [ ! -d "$ref" ]; then
+	echo "SKIP: reference data absent: $ref (set FULMAR_REFERENCE to the folder holding dataflash/ and mavlink/)"
 	exit 77
 fi
+log=$ref/ArduPlane-3.8.2-dev_pymavlink-test.BIN
+[ -r "$log" ] || { echo "FAIL: $ref is there but $log is not"; exit 1; }
 fail() { echo "FAIL: $*"; exit 1; }
 
 info=$("$tool" info "$log")

@@ -103,7 +103,7 @@ int main(void)
 	if (!mkdtemp(mnt))
 		return 1;
 	if (mount("tmpfs", mnt, "tmpfs", 0, "size=256k") < 0) {
-		printf("cannot mount a tmpfs (%s): needs root and CAP_SYS_ADMIN; skipped\n",
+		printf("SKIP: cannot mount a tmpfs (%s): needs root and CAP_SYS_ADMIN\n",
 		       strerror(errno));
 		rmdir(mnt);
 		return 77;
@@ -168,7 +168,9 @@ int main(void)
 		       ev.n[LOG_EVENT_RESUMED]);
 		fail = 1;
 	}
-	if (pr.max_call_us > 50000u) {
+	/* A producer that waited on the file system would wait out the read-only
+	 * and full spells (300 ms and more); below that is a busy host's preemption. */
+	if (pr.max_call_us > 250000u) {
 		printf("FAIL: a producer call took %llu us\n", (unsigned long long)pr.max_call_us);
 		fail = 1;
 	}

@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Checks fulmar's MAVLink table and the C generated from it against the official XML.
 
-    conformance.py TABLE GENERATED_C XML_DIR
+    conformance.py TABLE GENERATED_C REFERENCE_ROOT
+
+The XML is read from $FULMAR_REFERENCE/mavlink (REFERENCE_ROOT/mavlink when the
+variable is unset).
 
 For every message in the table: the id, the fields (types, names, order, the
 place of the extensions) as the XML defines them; and for the generated C,
 CRC_EXTRA and the base and full lengths, computed here from the XML alone.
-Exits 77 (skipped) when XML_DIR is not there.
+Exits 77 (skipped, with the reason) when that folder is not there.
 """
 import os
 import re
@@ -85,9 +88,11 @@ def expected(name, fields):
 
 
 def main():
-    table_path, gen_c, xml_dir = sys.argv[1:4]
+    table_path, gen_c, ref_root = sys.argv[1:4]
+    xml_dir = os.path.join(os.environ.get('FULMAR_REFERENCE') or ref_root, 'mavlink')
     if not os.path.isdir(xml_dir):
-        print(f'SKIP: no MAVLink XML at {xml_dir}')
+        print(f'SKIP: reference data absent: {xml_dir} (set FULMAR_REFERENCE to the folder '
+              'holding dataflash/ and mavlink/)')
         return 77
     ref = xml_messages(xml_dir)
     ours = table_messages(table_path)

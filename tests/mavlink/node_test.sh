@@ -16,7 +16,7 @@ if [ ! -f "$cache/node_modules/node-mavlink/package.json" ]; then
 	(cd "$cache" && exec 9>.lock && flock 9 &&
 		npm install --no-audit --no-fund --no-save --prefix "$cache" "node-mavlink@$version" \
 			>"$cache/install.log" 2>&1) ||
-		{ echo "SKIP: npm install node-mavlink@$version failed: $(tail -n 1 "$cache/install.log")"; exit 77; }
+		{ echo "SKIP: npm install node-mavlink@$version failed (npm registry unreachable?): $(tail -n 1 "$cache/install.log")"; exit 77; }
 fi
 script=$1
 shift

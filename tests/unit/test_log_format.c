@@ -14,9 +14,10 @@
 #include "log/df_msgs.h"
 #include "log/df_reader.h"
 
-#ifndef FULMAR_DATAFLASH_REF
-#define FULMAR_DATAFLASH_REF "../shared/reference/dataflash"
-#endif
+#include "reference.h"
+
+/* The reference logs' folder, once main has found it. */
+static char dataflash_dir[256];
 
 /* A byte stream under construction. */
 struct stream {
@@ -592,7 +593,7 @@ struct ref_stats {
 static int read_ref(const char *file, struct ref_stats *st)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/%s", FULMAR_DATAFLASH_REF, file);
+	snprintf(path, sizeof path, "%s/%s", dataflash_dir, file);
 	FILE *fp = fopen(path, "rb");
 	if (!fp)
 		return -errno;
@@ -660,15 +661,13 @@ static uint32_t count_named(const struct df_reader *r, const char *name)
 	return 0;
 }
 
-static int ref_or_skip(const char *file, struct ref_stats *st)
+/* The folder is there (main checked), so every log in it must be. */
+static void read_ref_or_fail(const char *file, struct ref_stats *st)
 {
 	int rc = read_ref(file, st);
-	if (rc == -ENOENT) {
-		print_message("reference log %s/%s absent: skipped\n", FULMAR_DATAFLASH_REF, file);
-		return -1;
-	}
+	if (rc != 0)
+		print_message("reference log %s/%s: %s\n", dataflash_dir, file, strerror(-rc));
 	assert_int_equal(rc, 0);
-	return 0;
 }
 
 static void report(const char *name, const struct ref_stats *st)
@@ -683,10 +682,7 @@ static void report(const char *name, const struct ref_stats *st)
 static void test_log_reads_the_plane_3_8_reference_log(void **state)
 {
 	struct ref_stats st;
-	if (ref_or_skip("ArduPlane-3.8.2-dev_pymavlink-test.BIN", &st) < 0) {
-		skip();
-		return;
-	}
+	read_ref_or_fail("ArduPlane-3.8.2-dev_pymavlink-test.BIN", &st);
 	report("Plane 3.8.2", &st);
 	assert_int_equal(st.types, 47);
 	assert_int_equal(st.records, 1731);
@@ -707,10 +703,7 @@ static void test_log_reads_the_plane_3_8_reference_log(void **state)
 static void test_log_reads_the_copter_4_6_reference_log(void **state)
 {
 	struct ref_stats st;
-	if (ref_or_skip("ArduCopter-4.6.2_amc-backend_log_80k.bin", &st) < 0) {
-		skip();
-		return;
-	}
+	read_ref_or_fail("ArduCopter-4.6.2_amc-backend_log_80k.bin", &st);
 	report("Copter 4.6.2", &st);
 	assert_int_equal(st.types, 58);
 	assert_int_equal(st.records, 1817);
@@ -735,10 +728,7 @@ static void test_log_reads_the_copter_4_6_reference_log(void **state)
 static void test_log_reads_the_copter_3_5_reference_log(void **state)
 {
 	struct ref_stats st;
-	if (ref_or_skip("ArduCopter-3.5-era_spark404-log.bin", &st) < 0) {
-		skip();
-		return;
-	}
+	read_ref_or_fail("ArduCopter-3.5-era_spark404-log.bin", &st);
 	report("Copter 3.5", &st);
 	assert_int_equal(st.types, 43);
 	assert_int_equal(st.records, 17707);
@@ -754,7 +744,7 @@ static void test_log_reads_the_copter_3_5_reference_log(void **state)
 	free(st.r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_letter_sizes_match_the_format),
@@ -765,9 +755,15 @@ int main(void)
 		cmocka_unit_test(test_log_reader_drops_a_truncated_last_record),
 		cmocka_unit_test(test_log_reader_resyncs_on_garbage_in_the_middle),
 		cmocka_unit_test(test_log_reader_accounts_for_every_byte_of_random_input),
+	};
+	const struct CMUnitTest reference_tests[] = {
 		cmocka_unit_test(test_log_reads_the_plane_3_8_reference_log),
 		cmocka_unit_test(test_log_reads_the_copter_4_6_reference_log),
 		cmocka_unit_test(test_log_reads_the_copter_3_5_reference_log),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (!reference_wanted(argc, argv))
+		return cmocka_run_group_tests(tests, NULL, NULL);
+	if (reference_dir("dataflash", dataflash_dir, sizeof dataflash_dir) < 0)
+		return reference_absent(dataflash_dir);
+	return cmocka_run_group_tests(reference_tests, NULL, NULL);
 }

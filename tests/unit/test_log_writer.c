@@ -19,9 +19,10 @@
 #include "log/df_reader.h"
 #include "log/log_writer.h"
 
-#ifndef FULMAR_DATAFLASH_REF
-#define FULMAR_DATAFLASH_REF "../shared/reference/dataflash"
-#endif
+#include "reference.h"
+
+/* The reference logs' folder, once main has found it. */
+static char dataflash_dir[256];
 
 /* ---- helpers ---- */
 
@@ -719,9 +720,12 @@ static void test_log_writer_producers_never_block_on_stalled_storage(void **stat
 	pthread_join(th, NULL);
 	/* The I/O thread did stall... */
 	assert_true(longest_service >= 1000000u);
-	/* ...the producer did not: 2 kHz into a 16 KiB ring overflows in 0.15 s. */
+	/* ...the producer did not: 2 kHz into a 16 KiB ring overflows in 0.15 s. A
+	 * producer that waited for the storage would have taken the whole 1.2 s
+	 * stall in one call; half of it leaves room for a busy host's preemptions
+	 * (the longest call is printed below: a figure, not the verdict). */
 	assert_true(run.refused > 0);
-	assert_true(run.max_call_us < 100000u);
+	assert_true(run.max_call_us < fs.stall_ms * 1000u / 2);
 	assert_int_equal(log_writer_dropped(&f->w), run.refused);
 	log_writer_service(&f->w, mono_us() + 2000000u);
 	assert_true(f->ev.n[LOG_EVENT_DROPS] >= 1);
@@ -779,14 +783,12 @@ static void test_log_uses_only_what_ardupilot_logs_use(void **state)
 	static struct ref_fmts modern, plane;
 	char path[512];
 
-	snprintf(path, sizeof path, "%s/ArduCopter-4.6.2_amc-backend_log_80k.bin", FULMAR_DATAFLASH_REF);
-	if (access(path, R_OK) != 0) {
-		print_message("reference logs absent (%s): skipped\n", FULMAR_DATAFLASH_REF);
-		skip();
-	}
+	snprintf(path, sizeof path, "%s/ArduCopter-4.6.2_amc-backend_log_80k.bin", dataflash_dir);
+	assert_int_equal(access(path, R_OK), 0);
 	memset(&modern, 0, sizeof modern);
 	free(read_log(path, collect_fmts, &modern));
-	snprintf(path, sizeof path, "%s/ArduPlane-3.8.2-dev_pymavlink-test.BIN", FULMAR_DATAFLASH_REF);
+	snprintf(path, sizeof path, "%s/ArduPlane-3.8.2-dev_pymavlink-test.BIN", dataflash_dir);
+	assert_int_equal(access(path, R_OK), 0);
 	memset(&plane, 0, sizeof plane);
 	free(read_log(path, collect_fmts, &plane));
 
@@ -822,7 +824,7 @@ static void test_log_uses_only_what_ardupilot_logs_use(void **state)
 	assert_string_equal(df_msg_def_find(DF_ID_ATT)->labels, att->labels);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_struct_members_have_their_letters_sizes),
@@ -834,7 +836,13 @@ int main(void)
 		cmocka_unit_test(test_log_writer_survives_a_full_disk_and_resumes),
 		cmocka_unit_test(test_log_writer_waits_for_a_missing_or_read_only_directory),
 		cmocka_unit_test(test_log_writer_producers_never_block_on_stalled_storage),
+	};
+	const struct CMUnitTest reference_tests[] = {
 		cmocka_unit_test(test_log_uses_only_what_ardupilot_logs_use),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (!reference_wanted(argc, argv))
+		return cmocka_run_group_tests(tests, NULL, NULL);
+	if (reference_dir("dataflash", dataflash_dir, sizeof dataflash_dir) < 0)
+		return reference_absent(dataflash_dir);
+	return cmocka_run_group_tests(reference_tests, NULL, NULL);
 }

@@ -159,8 +159,10 @@ static void test_uart_open_in_7o1_at_a_standard_rate_leaves_the_port_raw(void **
 	struct pty p;
 	struct uart *u = NULL;
 
-	if (!have_termios2())
+	if (!have_termios2()) {
+		print_message("SKIP: this kernel (or qemu-user) has no TCGETS2 on a pty\n");
 		skip();
+	}
 	pty_open(&p);
 	const struct uart_config cfg = {
 		.path = p.slave, .baud = 57600, .data_bits = 7,
@@ -186,8 +188,10 @@ static void test_uart_sbus_100000_8e2_gets_its_rate_and_stop_bits_through_termio
 	struct pty p;
 	struct uart *u = NULL;
 
-	if (!have_termios2())
+	if (!have_termios2()) {
+		print_message("SKIP: this kernel (or qemu-user) has no TCGETS2 on a pty\n");
 		skip();
+	}
 	pty_open(&p);
 	const struct uart_config cfg = {
 		.path = p.slave, .baud = 100000, .data_bits = 8,
@@ -209,8 +213,10 @@ static void test_uart_set_baud_moves_between_standard_and_custom_rates(void **st
 	struct pty p;
 	struct uart *u = NULL;
 
-	if (!have_termios2())
+	if (!have_termios2()) {
+		print_message("SKIP: this kernel (or qemu-user) has no TCGETS2 on a pty\n");
 		skip();
+	}
 	pty_open(&p);
 	const struct uart_config cfg = {
 		.path = p.slave, .baud = 9600, .stop_bits = 2, .rtscts = true,

@@ -139,8 +139,10 @@ static void test_udp_datagram_arrives_with_its_sender_over_ipv4(void **state)
 
 static void test_udp_datagram_arrives_with_its_sender_over_ipv6(void **state)
 {
-	if (!have_ipv6_loopback())
+	if (!have_ipv6_loopback()) {
+		print_message("SKIP: no IPv6 loopback (::1) on this machine\n");
 		skip();
+	}
 	send_and_receive("::1");
 }
 
