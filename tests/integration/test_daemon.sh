@@ -23,8 +23,8 @@ conf=$tmp/fulmard.conf
 if [ "$sanitized" = true ]; then printf '[sched]\nlock_memory = false\n' >"$conf"; else : >"$conf"; fi
 printf '[thread.timer]\ncpu = 0\n[daemon]\nstate_dir = %s/state\nlog_dir = %s/logs\n[mavlink]\nlink0 = udp-server:127.0.0.1:0\n' "$tmp" "$tmp" >>"$conf"
 
-wait_for() {  # wait_for FILE PATTERN: up to 10 s
-	for _ in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+wait_for() {  # wait_for FILE PATTERN: up to 60 s (a hang check: generous for a busy host)
+	for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
 	return 1
 }
 

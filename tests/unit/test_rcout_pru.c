@@ -260,7 +260,8 @@ static void test_rcout_pru_open_says_timedout_when_no_firmware_answers(void **st
 	uint64_t took = mono_us() - t0;
 	assert_null(out);
 	assert_true(took >= RCOUT_PRU_ANSWER_US);
-	assert_true(took < 1000000);
+	/* A hang check, not a timing one: generous for a busy host. */
+	assert_true(took < 10000000);
 	/* It left a command for the firmware to answer. */
 	assert_int_equal(blk_get(&r->fw, W_MAGIC), CMD_MAGIC);
 }
