@@ -4,13 +4,16 @@
 flown and fulmard's log.
 
   flight_report.py report --truth T.csv --mission M.waypoints --log fulmard.log
-                          [--svg OUT.svg] [--json OUT.json] [--check demo|windy|none]
+                          [--svg OUT.svg] [--json OUT.json] [--check demo|windy|gps_loss|none]
   flight_report.py follow --status SIM_STDOUT --log fulmard.log --mission M --laps N
+  flight_report.py demo-world
 
 `report` prints the summary (flight time, distance, laps, touchdown error,
 tracking errors, loop timing) and, with --check, compares it with the flight
 quality the project holds itself to (exit 1 naming what failed). `follow`
-shows the flight's progress while it flies. Standard library only.
+shows the flight's progress while it flies. `demo-world` prints the
+demonstration flight's seed, wind and turbulence (DEMO_WORLD) for tools/demo.
+Standard library only.
 """
 import argparse
 import csv
@@ -24,6 +27,18 @@ import time
 EARTH_R = 6378137.0
 STALL_M_S = 9.0            # the simulated airframe's stall speed (tools/sim/model.c)
 NAV_CMDS = {16, 17, 18, 19, 20, 21, 22, 31}
+
+# The demonstration flight's world, in fulmar-sim's terms: what tools/demo flies unless
+# told otherwise (it reads these through `flight_report.py demo-world`) and what the
+# suite's hil_demo flies (tests/hil/test_hil.py), so the test scores the flight the demo
+# shows. The rest of the simulator's command line (--rc-mode-pwm 1550, the pilot's
+# time-line missions/cmac-circuit.timeline, --timeout 10) is the same in both.
+DEMO_WORLD = {'seed': '1', 'wind': '5,90', 'turbulence': '3'}
+
+
+def demo_sim_args():
+    return ['--seed', DEMO_WORLD['seed'], '--wind', DEMO_WORLD['wind'],
+            '--turbulence', DEMO_WORLD['turbulence']]
 
 
 def ne_of(lat0, lon0, lat, lon):
@@ -78,11 +93,16 @@ LOG_EVENT = re.compile(r'(\d+\.\d+) s: (.*)$')
 
 
 def load_log(path):
+    """fulmard's messages: ([(t, text)], {thread: timing}). The timing report's lines are
+    sched_report()'s (src/daemon/scheduler.c); timing['lockstep'] says fulmard ran in
+    lock-step, where the overrun and wake-up figures are None: they measure nothing there."""
     ev, timing = [], {}
     if not path or not os.path.exists(path):
         return ev, timing
     with open(path, errors='replace') as f:
         for ln in f:
+            if 'running: lock-step' in ln:
+                timing['lockstep'] = True
             m = LOG_EVENT.search(ln)
             if m:
                 ev.append((float(m.group(1)), m.group(2).strip()))
@@ -96,6 +116,13 @@ def load_log(path):
                                       'run_p99_us': float(m.group(9)),
                                       'run_max_us': float(m.group(10)),
                                       'over_1_5x': int(m.group(11)), 'over_2x': int(m.group(12))}
+    if timing.get('lockstep'):
+        # The simulator's time waits for every loop: no loop is ever late
+        # (sched_lockstep_run_until counts no overruns) and none wakes late; the run
+        # times are still measured.
+        for t in timing.values():
+            if isinstance(t, dict):
+                t.update(over_1_5x=None, over_2x=None, wake_p99_us=None, wake_max_us=None)
     return ev, timing
 
 
@@ -133,7 +160,7 @@ def score(truth, mission, events, cruise_m_s):
     s['modes'] = [txt[5:] for _, txt in events if txt.startswith('mode ')]
     s['failsafes'] = [txt for _, txt in events if 'failsafe' in txt.lower()]
     # straight legs between consecutive waypoints reached
-    xt, ht, asp = [], [], []
+    xt, ht, asp, when = [], [], [], []
     by_seq = {it['seq']: it for it in mission}
     for (t0, a), (t1, b) in zip(reached, reached[1:]):
         wa, wb = by_seq.get(a), by_seq.get(b)
@@ -154,8 +181,24 @@ def score(truth, mission, events, cruise_m_s):
             target = wa['rel'] + (wb['rel'] - wa['rel']) * along / length + home_h
             ht.append(r['h'] - target)
             asp.append(r['as'] - cruise_m_s)
+            when.append(r['t'])
     s['xtrack_rms_m'] = rms(xt)
     s['alt_rms_m'] = rms(ht)
+    # Dead reckoning: from the estimator's "GPS lost" until it takes GPS back, the worst
+    # cross-track and height error on the straight legs (NaN when it kept its GPS).
+    out, lost = [], None
+    for t, txt in events:
+        if txt.startswith('EKF: GPS lost'):
+            lost = t if lost is None else lost
+        elif txt == 'EKF: using GPS' and lost is not None:
+            out.append((lost, t))
+            lost = None
+    if lost is not None:
+        out.append((lost, truth[-1]['t']))
+    s['gps_outage_s'] = sum(b - a for a, b in out)
+    dr = [i for i, t in enumerate(when) if any(a <= t <= b for a, b in out)]
+    s['gps_outage_xtrack_max_m'] = max((abs(xt[i]) for i in dr), default=float('nan'))
+    s['gps_outage_alt_max_m'] = max((abs(ht[i]) for i in dr), default=float('nan'))
     s['airspeed_err_max_m_s'] = max((abs(x) for x in asp), default=float('nan'))
     s['airspeed_err_rms_m_s'] = rms(asp)
     # safety margins in the air (past the throw, above 5 m)
@@ -187,16 +230,51 @@ def score(truth, mission, events, cruise_m_s):
 
 
 CHECKS = {
-    # the demo mission in a 5 m/s crosswind (issue: flight quality)
+    # The demo mission in a 5 m/s crosswind with turbulence 3 (DEMO_WORLD; issue: flight
+    # quality). Seed 1, the demo's, meets them all (airspeed error 1.39 m/s, touchdown
+    # 8.1 m short); none of seeds 2-10 does (airspeed error up to 2.08 m/s, touchdown up
+    # to 25.7 m long).
     'demo': [('laps', '>=', 3), ('xtrack_rms_m', '<', 3.0), ('alt_rms_m', '<', 2.0),
              ('airspeed_err_max_m_s', '<=', 1.5), ('touchdown_along_m', 'abs<', 10.0),
              ('touchdown_cross_m', 'abs<', 3.0), ('min_airspeed_m_s', '>=', STALL_M_S * 1.2),
              ('max_bank_deg', '<=', 50.0), ('disarmed_at_end', '==', True),
              ('motor_off_at_end', '==', True), ('crashed', '==', False)],
-    # 10 m/s and turbulence: completes and lands within 20 m
-    'windy': [('laps', '>=', 3), ('touchdown_along_m', 'abs<', 20.0),
-              ('touchdown_cross_m', 'abs<', 20.0), ('disarmed_at_end', '==', True),
+    # The bounds of 'windy' and 'gps_loss' are measured, not wished: each figure was flown
+    # over seeds 1-10 (fulmar-sim --seed; lock-step gives the same figures for the same
+    # seed) and each bound is the worst of them plus a margin of 20 % of it (bank: 10 %),
+    # at least 0.5 m of cross-track, 0.15 m of height, 0.3 m/s of airspeed, 3 m of
+    # touchdown, rounded out to two figures. The slowest airspeed is held to the stall
+    # + 20 %, above its worst less 20 %. The comments give the range over seeds 1-10,
+    # [seed 1, the one tests/hil flies] and the margin.
+    # The demo mission in 10 m/s from the east (crosswind on the legs north and south and
+    # on the final approach) with light turbulence (--turbulence 7.7).
+    'windy': [('laps', '>=', 3),
+              ('xtrack_rms_m', '<', 4.8),            # 2.61..3.94 m [2.96]; +0.79 m
+              ('alt_rms_m', '<', 2.6),               # 1.66..2.16 m [1.88]; +0.43 m
+              ('airspeed_err_max_m_s', '<=', 2.8),   # 2.03..2.33 m/s [2.19]; +0.47 m/s
+              ('min_airspeed_m_s', '>=', STALL_M_S * 1.2),   # 11.59..12.80 m/s [12.55]; -0.79 m/s
+              ('max_bank_deg', '<=', 54.0),          # 42.2..48.3 deg [42.9]; +4.8 deg
+              # -49.1..+42.2 m [-15.1]: held at the 20 m it was, which seed 1 meets and
+              # seeds 3, 7, 8 and 10 do not. Where the plane lands should not depend
+              # on the seed; that is the landing's work, not a bound to loosen.
+              ('touchdown_along_m', 'abs<', 20.0),
+              ('touchdown_cross_m', 'abs<', 9.4),    # -2.6..+6.4 m [5.4]; +3 m
+              ('disarmed_at_end', '==', True), ('motor_off_at_end', '==', True),
               ('crashed', '==', False)],
+    # The demo mission in 5 m/s from the east, no turbulence, without GPS for 30 s from
+    # 100 s (tests/hil gps_loss): most of the long leg south flown on dead reckoning.
+    'gps_loss': [('laps', '>=', 3),
+                 ('xtrack_rms_m', '<', 2.9),            # 1.26..2.38 m [1.66]; +0.5 m
+                 ('alt_rms_m', '<', 0.40),              # 0.22..0.25 m [0.23]; +0.15 m
+                 ('gps_outage_xtrack_max_m', '<', 3.4),  # 0.38..2.79 m [0.38]; +0.56 m
+                 ('gps_outage_alt_max_m', '<', 0.25),   # 0.03..0.10 m [0.05]; +0.15 m
+                 ('airspeed_err_max_m_s', '<=', 1.9),   # 1.30..1.58 m/s [1.38]; +0.32 m/s
+                 ('min_airspeed_m_s', '>=', STALL_M_S * 1.2),   # 13.04..13.14 m/s [13.06]; -2.24 m/s
+                 ('max_bank_deg', '<=', 42.0),          # 34.2..37.9 deg [34.5]; +3.8 deg
+                 ('touchdown_along_m', 'abs<', 12.0),   # +1.4..+8.6 m [5.4]; +3 m
+                 ('touchdown_cross_m', 'abs<', 5.0),    # -1.1..+1.9 m [0.4]; +3 m
+                 ('disarmed_at_end', '==', True), ('motor_off_at_end', '==', True),
+                 ('crashed', '==', False)],
     'none': [],
 }
 
@@ -232,13 +310,18 @@ def summary_text(s, timing):
     ]
     if s['failsafes']:
         lines.append('failsafes: %s' % '; '.join(s['failsafes']))
+    if s.get('gps_outage_s'):
+        lines.append('without GPS for %.1f s: cross-track at most %s m, height error at most %s m' % (
+            s['gps_outage_s'], f('gps_outage_xtrack_max_m', '%.2f'), f('gps_outage_alt_max_m', '%.2f')))
     for th in ('timer', 'main'):
         if th in timing:
             t = timing[th]
-            lines.append('%s loop %d Hz: run time p50 %.1f us, p99 %.1f us, max %.1f us; '
-                         '%d loops over 1.5x their period' % (
-                             th, t['hz'], t['run_p50_us'], t['run_p99_us'], t['run_max_us'],
-                             t['over_1_5x']))
+            if t['over_1_5x'] is None:
+                late = 'loops over 1.5x their period: n/a in lock-step'
+            else:
+                late = '%d loops over 1.5x their period' % t['over_1_5x']
+            lines.append('%s loop %d Hz: run time p50 %.1f us, p99 %.1f us, max %.1f us; %s' % (
+                th, t['hz'], t['run_p50_us'], t['run_p99_us'], t['run_max_us'], late))
     return '\n'.join(lines)
 
 
@@ -418,7 +501,11 @@ def main():
     f.add_argument('--laps', type=int, default=3)
     f.add_argument('--done', required=True, help='stop when this file exists')
     f.add_argument('--timeout', type=float, default=3600)
+    sub.add_parser('demo-world', help='SEED WIND TURBULENCE of the demonstration flight')
     a = ap.parse_args()
+    if a.cmd == 'demo-world':
+        print(DEMO_WORLD['seed'], DEMO_WORLD['wind'], DEMO_WORLD['turbulence'])
+        sys.exit(0)
     sys.exit(cmd_report(a) if a.cmd == 'report' else cmd_follow(a))
 
 
