@@ -552,10 +552,19 @@ static void test_estim_flight_aligns_yaw_from_the_gps_course_without_a_compass(v
 	f.eval = true;
 	fly_profile(&f, profile, PROFILE_N);
 	print_stats("no compass, yaw from the GPS course", &f.st);
-	/* without a compass the heading is observable in turns only (and
-	 * through airspeed and sideslip against the wind): looser than with one */
-	assert_true(rms(f.st.yaw2, f.st.n) < 5.0);
-	assert_true(rms(f.st.roll2, f.st.n) < 0.5);
+	/* Without a compass the heading is observable in turns only (and
+	 * through airspeed and sideslip against the wind), and the tilt is
+	 * looser too: with a compass this flight measures roll 0.14, pitch
+	 * 0.25, yaw 0.39 deg RMS. The RMS bounds are this seed's figures (at
+	 * 200 Hz; 100 and 400 Hz are within 0.02 deg of them) plus 17-21 %;
+	 * the maxima are the targets with a compass. They hold for this seed,
+	 * not for any noise: seeds 1-30 give yaw RMS 1.1-3.7 deg (10 of 30
+	 * over 2), roll 0.21-0.76, pitch 0.32-0.63, so a change to the
+	 * simulator's random draws can move them as much as one to the filter. */
+	assert_true(rms(f.st.yaw2, f.st.n) < 2.0);    /* measured 1.68 */
+	assert_true(rms(f.st.roll2, f.st.n) < 0.5);   /* measured 0.412 */
+	assert_true(rms(f.st.pitch2, f.st.n) < 0.6);  /* measured 0.511 */
+	assert_true(f.st.roll_max < 2.0 && f.st.pitch_max < 2.0);  /* measured 1.57, 1.51 */
 	assert_true(estim_is_converged(&f.e));
 }
 
