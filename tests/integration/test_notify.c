@@ -18,7 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WATCHDOG_USEC 200000
+#include "notify_peer.h"
+
+/* systemd's WatchdogSec=2: fulmard pets every half period, about 1 s; the checks
+ * below have whole periods of slack, so a busy host does not decide them. */
+#define WATCHDOG_USEC 2000000
 
 static int failures;
 
@@ -29,25 +33,7 @@ static void check(int ok, const char *what)
 		failures++;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
-/* The next notify message within timeout_ms into buf, or 0 on timeout. */
-static int next_msg(int fd, char *buf, size_t len, int timeout_ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	if (poll(&p, 1, timeout_ms) <= 0)
-		return 0;
-	ssize_t n = recv(fd, buf, len - 1, 0);
-	if (n < 0)
-		return 0;
-	buf[n] = '\0';
-	return 1;
-}
 
 int main(int argc, char **argv)
 {
@@ -89,15 +75,15 @@ int main(int argc, char **argv)
 
 	char msg[512];
 	int ready = 0;
-	long long deadline = now_ms() + 10000;
+	long long deadline = now_ms() + 60000;   /* hang checks: generous for a busy host */
 	while (!ready && now_ms() < deadline)
 		if (next_msg(fd, msg, sizeof(msg), 1000) && strstr(msg, "READY=1"))
 			ready = 1;
 	check(ready, "READY=1 once the threads run");
 
-	/* Over one second: at least four pets, none further apart than the period. */
+	/* Over 3.5 s: at least three pets, none further apart than the period. */
 	int pets = 0;
-	long long last = now_ms(), worst = 0, end = now_ms() + 1000;
+	long long last = now_ms(), worst = 0, end = now_ms() + 3500;
 	while (now_ms() < end) {
 		if (!next_msg(fd, msg, sizeof(msg), 50))
 			continue;
@@ -109,13 +95,13 @@ int main(int argc, char **argv)
 			pets++;
 		}
 	}
-	printf("# %d pets in 1 s, longest gap %lld ms\n", pets, worst);
-	check(pets >= 4, "WATCHDOG=1 at least every half period");
+	printf("# %d pets in 3.5 s, longest gap %lld ms\n", pets, worst);
+	check(pets >= 3, "WATCHDOG=1 about every half period");
 	check(worst < WATCHDOG_USEC / 1000, "no gap as long as the watchdog period");
 
 	kill(pid, SIGTERM);
 	int stopping = 0;
-	deadline = now_ms() + 5000;
+	deadline = now_ms() + 30000;
 	while (!stopping && now_ms() < deadline)
 		if (next_msg(fd, msg, sizeof(msg), 1000) && strstr(msg, "STOPPING=1"))
 			stopping = 1;

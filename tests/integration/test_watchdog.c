@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "notify_peer.h"
+
 /*
  * systemd's WatchdogSec=2: fulmard pets every half period (about 1 s). Every
  * wait below is several periods long, so a loaded machine slows the test
@@ -56,12 +58,6 @@ static void check(bool ok, const char *what)
 		failures++;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 static void sleep_ms(long ms)
 {
@@ -70,20 +66,6 @@ static void sleep_ms(long ms)
 		;
 }
 
-/* The next notify message within timeout_ms into buf: 1, or 0 on timeout. */
-static int next_msg(int fd, char *buf, size_t len, long long timeout_ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	if (timeout_ms < 0)
-		timeout_ms = 0;
-	if (poll(&p, 1, (int)timeout_ms) <= 0)
-		return 0;
-	ssize_t n = recv(fd, buf, len - 1, 0);
-	if (n < 0)
-		return 0;
-	buf[n] = '\0';
-	return 1;
-}
 
 /* The whole of a small file, NUL-terminated, in a static buffer ("" if unreadable). */
 static const char *slurp(const char *path)
