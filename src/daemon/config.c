@@ -48,6 +48,8 @@ static const struct key_def keys[] = {
 	{ "sched", "realtime", KEY_BOOL, SCOPE_CONFIG, CFG_OFF(sched.realtime), 0, 0, 0 },
 	{ "sched", "lock_memory", KEY_BOOL, SCOPE_CONFIG, CFG_OFF(sched.lock_memory), 0, 0, 0 },
 	{ "sched", "priority_max", KEY_INT, SCOPE_CONFIG, CFG_OFF(sched.priority_max), 0, 6, 99 },
+	{ "sched", "cpu_dma_latency_us", KEY_INT, SCOPE_CONFIG, CFG_OFF(sched.cpu_dma_latency_us), 0,
+	  -1, 2000000000 },
 	{ "thread", "rate_hz", KEY_INT, SCOPE_THREAD, THR_OFF(rate_hz), 0, 1, 100000 },
 	{ "thread", "priority", KEY_INT, SCOPE_THREAD, THR_OFF(priority), 0, 1, 99 },
 	{ "thread", "cpu", KEY_INT, SCOPE_THREAD, THR_OFF(cpu), 0, -1, 1023 },

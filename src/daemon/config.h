@@ -5,7 +5,7 @@
  * a repeated key is an error that names file:line. Read once at start-up.
  *
  *   [daemon]      state_dir, log_dir, log_level (err|warn|info|debug)
- *   [sched]       realtime, lock_memory, priority_max
+ *   [sched]       realtime, lock_memory, priority_max, cpu_dma_latency_us
  *   [thread.NAME] rate_hz, priority, cpu      (NAME: timer main rcin uart tone io)
  *   [devices]     DEVICE = path               (overrides the board's wiring; "none"
  *                                              leaves an optional device closed)

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sysexits.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "daemon/board_io.h"
 #include "daemon/config.h"
@@ -25,6 +26,7 @@
 #include "daemon/flightlog.h"
 #include "daemon/hil.h"
 #include "daemon/notify.h"
+#include "daemon/pm_qos.h"
 #include "daemon/sensors.h"
 #include "daemon/scheduler.h"
 #include "daemon/services.h"
@@ -88,6 +90,28 @@ static void board_info(const struct board *b)
 	printf("devices:\n%s", buf);
 	if (devices_missing(b, buf, sizeof(buf)))
 		printf("cannot fly yet: %s\n", buf);
+	const char *qos = access(PM_QOS_CPU_DMA_LATENCY, F_OK) != 0 ? "absent here"
+			  : access(PM_QOS_CPU_DMA_LATENCY, W_OK) != 0 ? "not writable here"
+			  : "writable here";
+	printf("PM QoS: [sched] cpu_dma_latency_us (0 by default, -1 leaves it alone) is held on "
+	       "%s while fulmard runs; %s\n", PM_QOS_CPU_DMA_LATENCY, qos);
+}
+
+/* The configured PM QoS request, held until pm_qos_release: its fd, or -1. */
+static int hold_pm_qos(int32_t latency_us)
+{
+	if (latency_us < 0) {
+		log_info("PM QoS: cpu_dma_latency_us = -1: the CPUs' idle states are left alone");
+		return -1;
+	}
+	int fd = pm_qos_hold(PM_QOS_CPU_DMA_LATENCY, latency_us);
+	if (fd < 0)
+		log_warn("PM QoS: cannot hold %s at %d us (%s): every wake-up may pay for a deep "
+			 "idle state", PM_QOS_CPU_DMA_LATENCY, (int)latency_us, strerror(-fd));
+	else
+		log_info("PM QoS: holding %s at %d us while running", PM_QOS_CPU_DMA_LATENCY,
+			 (int)latency_us);
+	return fd;
 }
 
 static void report(void)
@@ -306,7 +330,10 @@ static int run(const struct board *board)
 	int status = setup_tasks(board);
 	if (status)
 		return status;
+	/* In lock-step too: each simulated step is two process wake-ups. */
+	int qos_fd = hold_pm_qos(cfg.sched.cpu_dma_latency_us);
 	status = lockstep ? run_lockstep(&set) : run_threads(&set);
+	pm_qos_release(qos_fd);
 	notify_send("STOPPING=1");
 	sched_stop(&sched);
 	flightlog_close(lockstep ? sched.vt_us : clock_mono_ns() / 1000u);

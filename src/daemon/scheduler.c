@@ -55,6 +55,8 @@ void sched_cfg_defaults(struct sched_cfg *cfg, uint32_t main_rate_hz)
 	 * completions our sensor reads wait on.
 	 */
 	cfg->priority_max = 40;
+	/* As cyclictest: no CPU sinks into an idle state it takes time to leave. */
+	cfg->cpu_dma_latency_us = 0;
 }
 
 /*

@@ -48,6 +48,7 @@ struct sched_cfg {
 	bool realtime;      /* ask for SCHED_FIFO (falls back, saying so once) */
 	bool lock_memory;   /* mlockall */
 	int priority_max;   /* the fastest thread's priority when priorities are automatic */
+	int cpu_dma_latency_us;  /* PM QoS held while running (daemon/pm_qos.h); -1: leave it */
 };
 
 struct sched_task {

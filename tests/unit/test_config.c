@@ -41,6 +41,7 @@ static void test_config_defaults_follow_the_board(void **state)
 	assert_int_equal(cfg.sched.thread[SCHED_MAIN].rate_hz, 200);
 	assert_int_equal(cfg.sched.thread[SCHED_TIMER].rate_hz, 1000);
 	assert_true(cfg.sched.realtime);
+	assert_int_equal(cfg.sched.cpu_dma_latency_us, 0);
 	assert_int_equal(cfg.log_level, LOG_LEVEL_INFO);
 }
 
@@ -56,6 +57,7 @@ static void test_config_reads_every_kind_of_value(void **state)
 			       "[sched]\n"
 			       "  realtime = off  \n"
 			       "priority_max = 0x30\n"
+			       "cpu_dma_latency_us = -1\n"
 			       "[thread.main]\n"
 			       "rate_hz = 50\n"
 			       "cpu = 1\n"
@@ -70,6 +72,7 @@ static void test_config_reads_every_kind_of_value(void **state)
 	assert_int_equal(cfg.log_level, LOG_LEVEL_DEBUG);
 	assert_false(cfg.sched.realtime);
 	assert_int_equal(cfg.sched.priority_max, 48);
+	assert_int_equal(cfg.sched.cpu_dma_latency_us, -1);
 	assert_int_equal(cfg.sched.thread[SCHED_MAIN].rate_hz, 50);
 	assert_int_equal(cfg.sched.thread[SCHED_MAIN].cpu, 1);
 	assert_int_equal(cfg.sched.thread[SCHED_IO].priority, 5);
@@ -77,7 +80,7 @@ static void test_config_reads_every_kind_of_value(void **state)
 	assert_int_equal(cfg.n_overrides, 1);
 	assert_string_equal(cfg.overrides[0].device, "telem");
 	assert_string_equal(cfg.overrides[0].value, "/dev/ttyS3");
-	assert_string_equal(cfg.overrides[0].where, "test.conf:18");
+	assert_string_equal(cfg.overrides[0].where, "test.conf:19");
 }
 
 /* Each bad file gives -EINVAL and one line naming file:line and the problem. */
@@ -89,6 +92,7 @@ static void test_config_rejects_bad_input_with_file_and_line(void **state)
 		{ "[thread.gps]\n", "test.conf:1: unknown thread 'gps'" },
 		{ "[sched]\nrealtime = maybe\n", "test.conf:2: realtime: 'maybe' is not a boolean" },
 		{ "[sched]\npriority_max = 100\n", "test.conf:2: priority_max: '100' is not a whole number in 6..99" },
+		{ "[sched]\ncpu_dma_latency_us = -2\n", "test.conf:2: cpu_dma_latency_us: '-2' is not a whole number in -1..2000000000" },
 		{ "[thread.main]\nrate_hz = 12abc\n", "test.conf:2: rate_hz: '12abc'" },
 		{ "[thread.main]\nrate_hz = 0\n", "test.conf:2: rate_hz: '0'" },
 		{ "[daemon]\nlog_level = loud\n", "test.conf:2: log_level: 'loud' is not one of" },
