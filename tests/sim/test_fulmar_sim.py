@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tty
 
 CASES = {}
 
@@ -214,6 +215,11 @@ def restart(env):
 def serial(env):
     master, slave = os.openpty()
     name = os.ttyname(slave)
+    # Raw from the start, as a serial port is: a new pty's slave is cooked and
+    # echoes, so a heartbeat written before fulmar-sim has opened it and made it
+    # raw (a busy host delays that) came back to the peer as an answer, and the
+    # peer stopped calling.
+    tty.setraw(slave)
     try:
         truth = os.path.join(env.tmp, "t.csv")
         r = Run(env, ["--duration", "1", "--truth", truth], ["--fd", str(master), "--idle", "1"],
