@@ -127,13 +127,17 @@ struct v3 sim_wind_step(struct sim_wind *w, double dt_s, double alt_agl_m, doubl
 	double su = sw / pow(k, 0.4);
 	double v = airspeed_m_s < 1.0 ? 1.0 : airspeed_m_s;
 
-	double u_t = dryden_first(&w->tu, lu / v, su, dt_s, sim_rng_gauss(&w->rng_turb));
-	double v_t = dryden_second(&w->tv1, &w->tv2, lu / v, su, dt_s, sim_rng_gauss(&w->rng_turb));
-	double w_t = dryden_second(&w->tw1, &w->tw2, lw / v, sw, dt_s, sim_rng_gauss(&w->rng_turb));
-
-	/* Low-altitude turbulence is aligned with the mean wind (u along it). */
-	double a = c->from_deg * M_PI / 180.0;
-	double ux = -cos(a), uy = -sin(a);
-	w->turb_m_s = v3_make(u_t * ux - v_t * uy, u_t * uy + v_t * ux, w_t);
+	/* On the turbulence's own clock (SIM_TURB_TICK_US): between ticks it holds. */
+	const double tick_s = (double)SIM_TURB_TICK_US * 1e-6;
+	w->turb_due_us += (uint64_t)llround(dt_s * 1e6);
+	for (; w->turb_due_us >= SIM_TURB_TICK_US; w->turb_due_us -= SIM_TURB_TICK_US) {
+		double u_t = dryden_first(&w->tu, lu / v, su, tick_s, sim_rng_gauss(&w->rng_turb));
+		double v_t = dryden_second(&w->tv1, &w->tv2, lu / v, su, tick_s, sim_rng_gauss(&w->rng_turb));
+		double w_t = dryden_second(&w->tw1, &w->tw2, lw / v, sw, tick_s, sim_rng_gauss(&w->rng_turb));
+		/* Low-altitude turbulence is aligned with the mean wind (u along it). */
+		double a = c->from_deg * M_PI / 180.0;
+		double ux = -cos(a), uy = -sin(a);
+		w->turb_m_s = v3_make(u_t * ux - v_t * uy, u_t * uy + v_t * ux, w_t);
+	}
 	return v3_add(v3_add(steady, gust), w->turb_m_s);
 }

@@ -47,6 +47,7 @@ struct sim_wind {
 	double tv1, tv2;
 	double tw1, tw2;
 	struct v3 turb_m_s;        /* last turbulence in NED */
+	uint64_t turb_due_us;      /* time stepped that the turbulence has not yet ticked over */
 	/* gust in progress */
 	double gust_t_s;           /* time into the current gust; < 0 = none */
 	double gust_next_s;        /* time to the next gust */
@@ -54,6 +55,11 @@ struct sim_wind {
 };
 
 void sim_wind_init(struct sim_wind *w, const struct sim_wind_config *cfg);
+/* The turbulence's own clock: its filters tick every SIM_TURB_TICK_US of the
+ * time stepped, whatever the steps, so one seed is the same air at every
+ * physics rate (a 400 Hz step ticks it 2 or 3 times, a 2 kHz step every
+ * other step) and flights at different sensor rates meet the same gusts. */
+#define SIM_TURB_TICK_US 1000u
 /* Advance the wind by dt_s and return the wind (air velocity over ground) in
  * NED at the aircraft. alt_agl_m feeds the Dryden scale lengths (clamped to
  * 10 ft .. 1000 ft); airspeed_m_s is the frozen-field speed (clamped >= 1). */
