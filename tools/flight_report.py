@@ -93,9 +93,13 @@ LOG_EVENT = re.compile(r'(\d+\.\d+) s: (.*)$')
 
 
 def load_log(path):
-    """fulmard's messages: ([(t, text)], {thread: timing}). The timing report's lines are
-    sched_report()'s (src/daemon/scheduler.c); timing['lockstep'] says fulmard ran in
-    lock-step, where the overrun and wake-up figures are None: they measure nothing there."""
+    """fulmard's messages: ([(t, text)], {thread: timing}). The times are the simulator's in
+    HIL, real time as well as lock-step (fulmard says its log lines on the simulator's clock),
+    so they match the truth's. The timing report's lines are sched_report()'s
+    (src/daemon/scheduler.c); timing['lockstep'] says fulmard ran in lock-step, where the
+    overrun and wake-up figures are None: they measure nothing there. In real time
+    timing['main']['achieved_hz'] is the main loop's loops a second over fulmard's run, and
+    timing['reanchors'] how often the simulator fell behind for good."""
     ev, timing = [], {}
     if not path or not os.path.exists(path):
         return ev, timing
@@ -103,6 +107,11 @@ def load_log(path):
         for ln in f:
             if 'running: lock-step' in ln:
                 timing['lockstep'] = True
+            if 'its time re-anchored' in ln:
+                timing['reanchors'] = timing.get('reanchors', 0) + 1
+            m = re.search(r'main loop: ([\d.]+) loops a second over ([\d.]+) s', ln)
+            if m:
+                timing['achieved'] = (float(m.group(1)), float(m.group(2)))
             m = LOG_EVENT.search(ln)
             if m:
                 ev.append((float(m.group(1)), m.group(2).strip()))
@@ -123,7 +132,20 @@ def load_log(path):
         for t in timing.values():
             if isinstance(t, dict):
                 t.update(over_1_5x=None, over_2x=None, wake_p99_us=None, wake_max_us=None)
+    if 'achieved' in timing and 'main' in timing:
+        timing['main']['achieved_hz'] = timing['achieved'][0]
     return ev, timing
+
+
+def score_timing(s, timing):
+    """Adds the real-time figures the checks read: the main loop's achieved rate
+    (main_loop_hz) and the share of its loops that came over 1.5 of their period late
+    (main_late_frac); None in lock-step, where neither means anything."""
+    m = timing.get('main', {})
+    s['main_loop_hz'] = m.get('achieved_hz')
+    late = m.get('over_1_5x')
+    s['main_late_frac'] = late / m['loops'] if late is not None and m.get('loops') else None
+    s['reanchors'] = timing.get('reanchors', 0)
 
 
 def rms(xs):
@@ -159,6 +181,8 @@ def score(truth, mission, events, cruise_m_s):
     s['waypoints_reached'] = [seq for _, seq in reached]
     s['modes'] = [txt[5:] for _, txt in events if txt.startswith('mode ')]
     s['failsafes'] = [txt for _, txt in events if 'failsafe' in txt.lower()]
+    s['rc_failsafes'] = sum(txt.startswith('RC short failsafe') or txt.startswith('RC long failsafe')
+                            for _, txt in events)
     # straight legs between consecutive waypoints reached
     xt, ht, asp, when = [], [], [], []
     by_seq = {it['seq']: it for it in mission}
@@ -277,6 +301,23 @@ CHECKS = {
                  ('crashed', '==', False)],
     'none': [],
 }
+# The demo at other sensor rates (tests/hil demo_100hz .. demo_400hz_fresh: HIL_SENSOR at
+# 100, 200, 250 and 400 Hz). fulmar-sim's turbulence ticks on its own 1 ms clock, so these fly
+# the demo's air; what differs is the sensor rate (and with it the control rate below 400 Hz).
+# The demo's bounds, but the touchdown along the approach: the same air at 100..1000 Hz
+# touched down from 8.0 (1 kHz) to 16.5 m (100 Hz) short, 10.3..11.4 m short at 200..400 Hz.
+# The landing is that sensitive to small differences (issue 16 measured it landing from 10.5
+# short to 29.4 m long over seeds): held at 20 m here, as for 'windy', until the landing is
+# made a property of the autopilot rather than of the air it meets. Without turbulence the
+# same flights touch down 2.2..5.3 m long at every rate.
+CHECKS['demo_rate'] = [c if c[0] != 'touchdown_along_m' else ('touchdown_along_m', 'abs<', 20.0)
+                       for c in CHECKS['demo']]
+# A real-time flight (tools/demo --realtime): the demo's flight and, because real time on a
+# busy host is the point, its timing: the main loop at 95 % of its 400 Hz or more, under 5 %
+# of its loops late by half a period, no RC failsafe (the simulator falling behind is not an
+# RC loss: freshness is judged on its clock).
+CHECKS['demo_realtime'] = CHECKS['demo'] + [
+    ('main_loop_hz', '>=', 380.0), ('main_late_frac', '<', 0.05), ('rc_failsafes', '==', 0)]
 
 
 def check(s, which):
@@ -310,6 +351,9 @@ def summary_text(s, timing):
     ]
     if s['failsafes']:
         lines.append('failsafes: %s' % '; '.join(s['failsafes']))
+    if timing.get('reanchors'):
+        lines.append('the simulator fell behind real time for good %d times: fulmard re-anchored '
+                     'its clock each time' % timing['reanchors'])
     if s.get('gps_outage_s'):
         lines.append('without GPS for %.1f s: cross-track at most %s m, height error at most %s m' % (
             s['gps_outage_s'], f('gps_outage_xtrack_max_m', '%.2f'), f('gps_outage_alt_max_m', '%.2f')))
@@ -319,7 +363,10 @@ def summary_text(s, timing):
             if t['over_1_5x'] is None:
                 late = 'loops over 1.5x their period: n/a in lock-step'
             else:
-                late = '%d loops over 1.5x their period' % t['over_1_5x']
+                late = '%d loops over 1.5x their period (%.1f %%)' % (
+                    t['over_1_5x'], 100.0 * t['over_1_5x'] / max(1, t['loops']))
+            if t.get('achieved_hz') is not None:
+                late += '; %.1f loops a second achieved' % t['achieved_hz']
             lines.append('%s loop %d Hz: run time p50 %.1f us, p99 %.1f us, max %.1f us; %s' % (
                 th, t['hz'], t['run_p50_us'], t['run_p99_us'], t['run_max_us'], late))
     return '\n'.join(lines)
@@ -397,6 +444,7 @@ def cmd_report(a):
     truth = load_truth(a.truth)
     events, timing = load_log(a.log)
     s = score(truth, mission, events, a.cruise)
+    score_timing(s, timing)
     s['timing'] = timing
     print(summary_text(s, timing))
     if a.svg:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "control/servo.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -57,6 +58,43 @@ uint16_t servo_pwm_throttle(const struct servo_channel_params *c, float t)
 	if (c->servo_reversed > 0.5f)
 		t = 1.0f - t;
 	return to_us(c->servo_min + t * (c->servo_max - c->servo_min));
+}
+
+/* MIN..MAX usable, and the pulse within it up to the rounding of to_us(). */
+static int check_range(const struct servo_channel_params *c, float trim, uint16_t pwm_us)
+{
+	if (!isfinite(c->servo_min) || !isfinite(trim) || !isfinite(c->servo_max) ||
+	    !(c->servo_min <= trim && trim <= c->servo_max && c->servo_min < c->servo_max))
+		return -EINVAL;
+	if ((float)pwm_us < c->servo_min - 0.5f || (float)pwm_us > c->servo_max + 0.5f)
+		return -ERANGE;
+	return 0;
+}
+
+int servo_surface_of_pwm(const struct servo_channel_params *c, uint16_t pwm_us, float *out)
+{
+	int rc = check_range(c, c->servo_trim, pwm_us);
+	if (rc)
+		return rc;
+	float d = (float)pwm_us - c->servo_trim;
+	float v = 0.0f;
+	if (d > 0.0f)
+		v = c->servo_max > c->servo_trim ? d / (c->servo_max - c->servo_trim) : 1.0f;
+	else if (d < 0.0f)
+		v = c->servo_trim > c->servo_min ? d / (c->servo_trim - c->servo_min) : -1.0f;
+	v = nav_clampf(v, -1.0f, 1.0f);
+	*out = c->servo_reversed > 0.5f ? 0.0f - v : v;  /* never -0 */
+	return 0;
+}
+
+int servo_throttle_of_pwm(const struct servo_channel_params *c, uint16_t pwm_us, float *out)
+{
+	int rc = check_range(c, c->servo_min, pwm_us);
+	if (rc)
+		return rc;
+	float t = nav_clampf(((float)pwm_us - c->servo_min) / (c->servo_max - c->servo_min), 0.0f, 1.0f);
+	*out = c->servo_reversed > 0.5f ? 1.0f - t : t;
+	return 0;
 }
 
 void servo_output(struct servo *s, const struct servo_params *p, const struct ctl_surfaces *u,

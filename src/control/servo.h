@@ -67,6 +67,19 @@ uint16_t servo_pwm_surface(const struct servo_channel_params *c, float v);
 uint16_t servo_pwm_throttle(const struct servo_channel_params *c, float t);
 
 /*
+ * The inverses, for whoever must say what a pulse commands (the HIL link,
+ * docs/hil.md): the surface command (-1..1: TRIM 0, MIN -1, MAX +1, linear on
+ * each side of TRIM, reversal undone) or the throttle (0..1: MIN 0, MAX 1,
+ * reversed MAX 0) that servo_pwm_surface or servo_pwm_throttle turned into
+ * pwm_us. Return 0 with *out written; -EINVAL when the channel's MIN, TRIM and
+ * MAX cannot describe it (not finite, not MIN <= TRIM <= MAX, MIN = MAX);
+ * -ERANGE when the pulse lies outside MIN..MAX by more than the half
+ * microsecond of rounding. *out is then left alone.
+ */
+int servo_surface_of_pwm(const struct servo_channel_params *c, uint16_t pwm_us, float *out);
+int servo_throttle_of_pwm(const struct servo_channel_params *c, uint16_t pwm_us, float *out);
+
+/*
  * Pulses for every channel from the surfaces and the throttle demand (0..1),
  * throttle slewed by THR_SLEWRATE over dt_s. Channels with no function get
  * their trim.

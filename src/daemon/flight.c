@@ -38,7 +38,9 @@ static struct flight {
 	enum plane_mode mode_said;      /* for the log: what was last said */
 	bool armed_said;
 	uint32_t health;                /* the estimator's, as last said */
-	uint64_t last_us;
+	uint64_t last_us;               /* now, on the samples' clock (see flight_task) */
+	uint64_t paused_us;             /* the samples' source's pauses passed to the estimator */
+	uint64_t say_us;                /* the same on their source's clock: the time said in the log's lines */
 	uint32_t param_gen;             /* the parameters' generation last loaded */
 	uint64_t log_next25_us, log_next10_us;  /* the log's next 25 Hz and 10 Hz ticks */
 	uint32_t log_gps_gen, log_baro_gen;
@@ -61,6 +63,10 @@ void flight_init(struct sensor_hub *hub, struct rcout *out)
 	/* The filter runs at the main loop's rate (50..400 Hz). */
 	float rate = param_get_by_name("SCHED_LOOP_RATE");
 	fl.est_cfg.filter_rate_hz = rate < 50.0f ? 50.0f : rate > 400.0f ? 400.0f : rate;
+	/* ArduPilot's GPS_DELAY_MS: how old a fix is when it arrives; 0 keeps the estimator's default. */
+	float gps_delay_ms = param_get_by_name("GPS_DELAY_MS");
+	if (gps_delay_ms > 0.0f)
+		fl.est_cfg.gps_delay_ms = gps_delay_ms;
 	/* Declination: the field's, or learnt in flight (no world magnetic model here). */
 	fl.est_cfg.mag_declination_deg = param_get_by_name("COMPASS_AUTODEC") != 0.0f ?
 					 NAN : param_get_by_name("COMPASS_DEC") * 57.29578f;
@@ -79,6 +85,11 @@ void flight_init(struct sensor_hub *hub, struct rcout *out)
 bool flight_armed(void)
 {
 	return atomic_load_explicit(&fl.armed, memory_order_relaxed);
+}
+
+const struct servo_params *flight_servo_params(void)
+{
+	return &fl.pp.servo;
 }
 
 const struct estim *flight_estimator(void)
@@ -105,6 +116,12 @@ static void feed_estimator(void)
 {
 	struct imu_sample batch[FLIGHT_IMU_BATCH];
 	size_t n;
+	/* A real-time simulator's stall: no time of the aircraft's passed in it. */
+	uint64_t paused = sensors_paused_us(fl.hub);
+	if (paused > fl.paused_us) {
+		estim_source_paused(&fl.est, paused - fl.paused_us);
+		fl.paused_us = paused;
+	}
 	while ((n = sensors_read_imu(fl.hub, batch, FLIGHT_IMU_BATCH)) > 0) {
 		for (size_t i = 0; i < n; i++)
 			estim_push_imu(&fl.est, &batch[i]);
@@ -170,7 +187,7 @@ static void tell_estimator_changes(void)
 					 said[i].bit != ESTIM_H_MAG_REJECTING &&
 					 said[i].bit != ESTIM_H_IMU_BAD && said[i].bit != ESTIM_H_IMU_FROZEN ?
 				 GCS_SEV_INFO : GCS_SEV_WARNING, "%s", text);
-		log_info("%.3f s: %s", (double)fl.last_us * 1e-6, text);
+		log_info("%.3f s: %s", (double)fl.say_us * 1e-6, text);
 	}
 }
 
@@ -366,6 +383,24 @@ static void log_mission(uint64_t now_us)
 void flight_task(void *ctx, uint64_t now_us)
 {
 	(void)ctx;
+	/* Time is the samples' clock: CLOCK_MONOTONIC on a board, the simulator's
+	 * in lock-step, and in real-time HIL the simulator's mapped onto ours
+	 * (sensors_now), so that the RC's and the sensors' freshness is judged on
+	 * the clock they are stamped on, whatever the simulator's pace. The lines
+	 * the log says carry the source's time (the simulator's last step, in HIL). */
+	uint64_t mono_us = now_us;
+	sensors_now(fl.hub, mono_us, &now_us, &fl.say_us);
+	if (now_us < fl.last_us)
+		now_us = fl.last_us;
+	/* A ground station's heartbeats are wall-clock events, stamped on the
+	 * scheduler's clock (CLOCK_MONOTONIC in real time): moved onto the
+	 * samples' clock, so that their age is the wall clock's whatever the
+	 * simulator's pace. */
+	uint64_t gcs_hb_us = fl.gcs->gcs_heartbeat_us;
+	if (gcs_hb_us) {
+		int64_t hb = (int64_t)gcs_hb_us + ((int64_t)now_us - (int64_t)mono_us);
+		gcs_hb_us = hb < 1 ? 1 : hb > (int64_t)now_us ? now_us : (uint64_t)hb;
+	}
 	float dt = fl.last_us ? (float)(now_us - fl.last_us) * 1e-6f : 0.0f;
 	fl.last_us = now_us;
 	if (dt <= 0.0f || dt > 0.1f)
@@ -392,7 +427,7 @@ void flight_task(void *ctx, uint64_t now_us)
 	vehicle_update(fl.vehicle, fl.vs.valid, fl.mission->count);
 	struct plane_input in = {
 		.now_us = now_us, .dt_s = dt, .vs = fl.vs, .estimator_converged = converged,
-		.rc = fl.rc, .rc_seen = fl.rc_seen, .gcs_heartbeat_us = fl.gcs->gcs_heartbeat_us,
+		.rc = fl.rc, .rc_seen = fl.rc_seen, .gcs_heartbeat_us = gcs_hb_us,
 		.gps_fix = fl.gps.fix == GPS_FIX_3D,
 		.batt_voltage_v = fl.batt.voltage_v, .batt_used_mah = fl.batt.consumed_mah,
 		.mission = fl.mission, .home_set = fl.home_set,
@@ -405,13 +440,13 @@ void flight_task(void *ctx, uint64_t now_us)
 		gcs_text(fl.gcs, fl.po.text_severity <= 2 ? GCS_SEV_CRITICAL :
 				 fl.po.text_severity <= 4 ? GCS_SEV_WARNING : GCS_SEV_INFO,
 			 "%s", fl.po.text);
-		log_info("%.3f s: %s", (double)now_us * 1e-6, fl.po.text);
+		log_info("%.3f s: %s", (double)fl.say_us * 1e-6, fl.po.text);
 		if (flightlog_main())
 			log_event_text(flightlog_main(), now_us, fl.po.text);
 	}
 	if (fl.po.mode_changed || fl.vehicle->mode != fl.mode_said) {
 		fl.mode_said = fl.vehicle->mode;
-		log_info("%.3f s: mode %s", (double)now_us * 1e-6, vehicle_mode_name(fl.vehicle->mode));
+		log_info("%.3f s: mode %s", (double)fl.say_us * 1e-6, vehicle_mode_name(fl.vehicle->mode));
 		struct df_mode m = { .t_us = now_us, .mode = (uint8_t)fl.vehicle->mode,
 				     .mode_num = (uint8_t)fl.vehicle->mode };
 		if (flightlog_main())
@@ -419,7 +454,7 @@ void flight_task(void *ctx, uint64_t now_us)
 	}
 	if (fl.vehicle->armed != fl.armed_said) {
 		fl.armed_said = fl.vehicle->armed;
-		log_info("%.3f s: %s", (double)now_us * 1e-6, fl.armed_said ? "armed" : "disarmed");
+		log_info("%.3f s: %s", (double)fl.say_us * 1e-6, fl.armed_said ? "armed" : "disarmed");
 		flightlog_set_armed(fl.armed_said);
 		struct df_ev ev = { .t_us = now_us, .id = fl.armed_said ? LOG_EV_ARMED : LOG_EV_DISARMED };
 		if (flightlog_main()) {
@@ -440,7 +475,7 @@ void flight_task(void *ctx, uint64_t now_us)
 	if (fl.po.reached) {
 		gcs_mission_reached(fl.gcs, fl.po.reached_seq);
 		gcs_text(fl.gcs, GCS_SEV_INFO, "Reached waypoint #%u", fl.po.reached_seq);
-		log_info("%.3f s: reached waypoint #%u", (double)now_us * 1e-6, fl.po.reached_seq);
+		log_info("%.3f s: reached waypoint #%u", (double)fl.say_us * 1e-6, fl.po.reached_seq);
 	}
 	if (fl.vehicle->mode == PLANE_AUTO && fl.plane.mexec.phase == MEXEC_FLYING)
 		fl.mission->current = fl.plane.mexec.current;

@@ -34,6 +34,9 @@ void flight_task(void *ctx, uint64_t now_us);
 void flight_fill_gcs(struct gcs_inputs *in);
 /* Whether the outputs are armed (the motor may run). Any thread. */
 bool flight_armed(void);
+/* Main thread (the leader in lock-step): the servo parameters the outputs were
+ * last mixed with, for the HIL link to normalise the pulses by. */
+const struct servo_params *flight_servo_params(void);
 struct sched;
 /* Before the threads: where the log's loop-timing records (PM) read from. */
 void flight_timing_source(const struct sched *s);

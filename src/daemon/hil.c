@@ -25,6 +25,10 @@
 #define MAV_TYPE_FIXED_WING 1
 #define MAV_AUTOPILOT_ARDUPILOTMEGA 3
 #define HIL_RESTART_BACK_US 1000000u    /* time back by more than this: a new flight */
+/* Real time: steps this much later than the mapping, for this long, move it (stamp_step). */
+#define HIL_CLOCK_LATE_US 100000
+#define HIL_CLOCK_HOLD_US 250000u
+#define HIL_CLOCK_SETTLE_US 1000000u      /* the mapping's least offset is found over this */
 
 int hil_spec_parse(const char *text, struct link_spec *out)
 {
@@ -128,27 +132,83 @@ struct rcout *hil_rcout(struct hil *h)
 	return &h->out.base;
 }
 
-/* A sample's time: the simulator's in lock-step; in real time, on our clock (see struct hil). */
+/* A sample's time: the simulator's in lock-step; in real time, the simulator's
+ * mapped onto our clock as the sensor steps last left the mapping (the first
+ * message sets it from its arrival). */
 static uint64_t stamp(struct hil *h, uint64_t sim_us)
 {
 	if (h->lockstep)
 		return sim_us;
-	int64_t off = (int64_t)(clock_mono_ns() / 1000u) - (int64_t)sim_us;
-	if (!h->offset_set || off < h->mono_offset_us) {
+	if (!h->offset_set) {
+		h->mono_offset_us = (int64_t)(clock_mono_ns() / 1000u) - (int64_t)sim_us;
+		h->offset_set = true;
+	}
+	int64_t t = (int64_t)sim_us + h->mono_offset_us;
+	return t > 0 ? (uint64_t)t : 1;
+}
+
+/*
+ * A sensor step's time (HIL_SENSOR is the clock, docs/hil.md). In real time
+ * the mapping moves here, and only here:
+ * - down, over the link's first HIL_CLOCK_SETTLE_US, to the least (arrival -
+ *   simulator time) seen, so that the steps of a frame, which arrive
+ *   together, keep their spacing (the first frame's collapse onto its
+ *   arrival, its stamps 1 us apart). Never afterwards: a simulator that
+ *   catches up after the mapping moved up would otherwise have its catching
+ *   up collapsed the same way, time the estimator would lose. Its stamps run
+ *   ahead of their arrival instead, by less than it skips at;
+ * - up when every step for HIL_CLOCK_HOLD_US of our time has arrived more
+ *   than HIL_CLOCK_LATE_US after the time the mapping gives it: the
+ *   simulator has fallen behind the wall clock for good (it stalled, or
+ *   skipped ahead of a backlog) and its time will not catch up. The mapping
+ *   moves up by the least lateness of those steps, so stamps are again
+ *   arrivals, and the samples' clock jumps that much. The jump is a pause of
+ *   the source: the hub's clock says so, and the estimator takes it out of
+ *   its own time, as none of the simulator's passed. RC and sensors are
+ *   judged on the samples' clock, so a stall's failsafe clears once data
+ *   flows. A late burst that catches up (our reader held up, or a simulator
+ *   less than its skip behind) moves nothing.
+ * Stamps never go back: a step at or before the last is put 1 us after it.
+ */
+static uint64_t stamp_step(struct hil *h, uint64_t sim_us)
+{
+	if (h->lockstep)
+		return sim_us;
+	uint64_t arrival = clock_mono_ns() / 1000u;
+	int64_t off = (int64_t)arrival - (int64_t)sim_us;
+	if (!h->first_step_us)
+		h->first_step_us = arrival;
+	if (!h->offset_set || (off < h->mono_offset_us && arrival - h->first_step_us < HIL_CLOCK_SETTLE_US)) {
 		h->mono_offset_us = off;
 		h->offset_set = true;
 	}
+	int64_t late = off - h->mono_offset_us;
+	if (late <= HIL_CLOCK_LATE_US) {
+		h->late_since_us = 0;
+	} else if (!h->late_since_us) {
+		h->late_since_us = arrival;
+		h->late_min_us = late;
+	} else {
+		if (late < h->late_min_us)
+			h->late_min_us = late;
+		if (arrival - h->late_since_us >= HIL_CLOCK_HOLD_US) {
+			h->mono_offset_us += h->late_min_us;
+			h->late_since_us = 0;
+			h->stats.reanchors++;
+			h->stats.reanchored_us += (uint64_t)h->late_min_us;
+			/* Rare (a quarter of a second apart at the least), and worth a line. */
+			log_info("HIL: the simulator fell %.3f s behind our clock: its time re-anchored "
+				 "at %.3f s (%llu so far)", (double)h->late_min_us * 1e-6,
+				 (double)sim_us * 1e-6, (unsigned long long)h->stats.reanchors);
+		}
+	}
 	uint64_t t = (uint64_t)((int64_t)sim_us + h->mono_offset_us);
-	return t;
-}
-
-/* A sensor step's time: as stamp(), and never at or before the last one. */
-static uint64_t stamp_step(struct hil *h, uint64_t sim_us)
-{
-	uint64_t t = stamp(h, sim_us);
-	if (!h->lockstep && t <= h->last_stamp_us)
+	if (t <= h->last_stamp_us)
 		t = h->last_stamp_us + 1;
 	h->last_stamp_us = t;
+	sensors_publish_clock(h->hub, &(struct sensor_clock){ .t_us = t, .source_us = sim_us,
+							     .arrival_us = arrival,
+							     .paused_us = h->stats.reanchored_us });
 	return t;
 }
 
@@ -382,7 +442,57 @@ static int send_frame(struct hil *h, uint32_t msgid, const uint8_t *payload)
 	return 0;
 }
 
-int hil_send_outputs(struct hil *h, bool armed)
+/* The function behind each control (enum hil_control). */
+static const enum servo_function hil_control_function[HIL_CTL_COUNT] = {
+	[HIL_CTL_AILERON] = SERVO_FUNC_AILERON,
+	[HIL_CTL_ELEVATOR] = SERVO_FUNC_ELEVATOR,
+	[HIL_CTL_RUDDER] = SERVO_FUNC_RUDDER,
+	[HIL_CTL_THROTTLE] = SERVO_FUNC_THROTTLE,
+	[HIL_CTL_ELEVON_LEFT] = SERVO_FUNC_ELEVON_LEFT,
+	[HIL_CTL_ELEVON_RIGHT] = SERVO_FUNC_ELEVON_RIGHT,
+	[HIL_CTL_VTAIL_LEFT] = SERVO_FUNC_VTAIL_LEFT,
+	[HIL_CTL_VTAIL_RIGHT] = SERVO_FUNC_VTAIL_RIGHT,
+};
+
+void hil_controls_from_outputs(const struct servo_params *servo,
+			       const uint16_t pulse_us[HIL_CHANNELS], bool armed,
+			       struct hil_controls *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int i = HIL_CTL_COUNT; i < HIL_CONTROLS; i++)
+		out->flags |= HIL_FLAG_NO_PULSES(i);
+	for (int k = 0; k < HIL_CTL_COUNT; k++) {
+		bool driven = false;
+		/* Every channel with the function is checked, so that a bad one is
+		 * counted even when another carries the same command. */
+		for (unsigned int ch = 0; ch < SERVO_CHANNELS && ch < HIL_CHANNELS; ch++) {
+			const struct servo_channel_params *c = &servo->ch[ch];
+			if (!isfinite(c->servo_function) ||
+			    (int)c->servo_function != (int)hil_control_function[k] || !pulse_us[ch])
+				continue;
+			float v;
+			int rc = k == HIL_CTL_THROTTLE ? servo_throttle_of_pwm(c, pulse_us[ch], &v)
+						       : servo_surface_of_pwm(c, pulse_us[ch], &v);
+			if (rc) {
+				if (out->refused++ == 0) {
+					out->refused_ch = ch + 1;
+					out->refused_us = pulse_us[ch];
+				}
+				continue;
+			}
+			if (!driven)
+				out->controls[k] = v;
+			driven = true;
+		}
+		if (!driven)
+			out->flags |= HIL_FLAG_NO_PULSES(k);
+	}
+	/* A disarmed autopilot commands the motor off, whatever the pulse. */
+	if (!armed)
+		out->controls[HIL_CTL_THROTTLE] = 0.0f;
+}
+
+int hil_send_outputs(struct hil *h, bool armed, const struct servo_params *servo)
 {
 	uint8_t payload[255];
 	if (!h->heard) {
@@ -396,17 +506,22 @@ int hil_send_outputs(struct hil *h, bool armed)
 		mavlink_heartbeat_pack(&hb, payload);
 		return send_frame(h, MAVLINK_MSG_ID_HEARTBEAT, payload);
 	}
+	uint16_t us[HIL_CHANNELS];
+	for (int i = 0; i < HIL_CHANNELS; i++)
+		us[i] = atomic_load_explicit(&h->out.pulse_us[i], memory_order_relaxed);
+	struct hil_controls c;
+	hil_controls_from_outputs(servo, us, armed, &c);
+	if (c.refused && h->stats.outputs_refused == 0)
+		log_warn("HIL: output %u's pulse of %u us is outside SERVO%u_MIN..MAX, or those "
+			 "cannot describe it: sent as no pulses (docs/hil.md); counting from now on",
+			 c.refused_ch, c.refused_us, c.refused_ch);
+	h->stats.outputs_refused += c.refused;
 	struct mavlink_hil_actuator_controls m = {
 		.time_usec = atomic_load_explicit(&h->answer_us, memory_order_relaxed),
 		.mode = armed ? MAV_MODE_FLAG_SAFETY_ARMED : 0,
-		.flags = h->lockstep ? 1u : 0u,
+		.flags = c.flags | (h->lockstep ? HIL_FLAG_LOCKSTEP : 0),
 	};
-	for (int i = 0; i < HIL_CHANNELS; i++) {
-		uint16_t us = atomic_load_explicit(&h->out.pulse_us[i], memory_order_relaxed);
-		m.controls[i] = us ? ((float)us - 1500.0f) / 500.0f : 0.0f;
-		if (!us)
-			m.flags |= 1ull << (32 + i);  /* no pulses: docs/hil.md */
-	}
+	memcpy(m.controls, c.controls, sizeof(m.controls));
 	mavlink_hil_actuator_controls_pack(&m, payload);
 	return send_frame(h, MAVLINK_MSG_ID_HIL_ACTUATOR_CONTROLS, payload);
 }

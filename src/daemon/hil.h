@@ -7,7 +7,7 @@
  * writes on a real board. It lives in src/daemon, not hal/, because it speaks
  * MAVLink, which is above the HAL.
  *
- * Threads: one reader (hil_receive: the uart thread in real time, the leader
+ * Threads: one reader (hil_receive: the timer thread in real time, the leader
  * in lock-step) and one writer (hil_send_outputs: main in real time, the
  * leader in lock-step). The rcout is written by main.
  */
@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "control/servo.h"
 #include "daemon/links.h"
 #include "daemon/sensors.h"
 #include "fulmar/rcout.h"
@@ -28,6 +29,37 @@
 #define HIL_CHANNELS 16
 #define HIL_SYSID 1
 #define HIL_COMPID 1
+
+/*
+ * HIL_ACTUATOR_CONTROLS.controls[] by what drives them, whichever output
+ * channel carries it (docs/hil.md, "Autopilot to simulator"): the order of
+ * MAVLink's HIL_CONTROLS and of PX4's fixed-wing HIL (roll, pitch, yaw,
+ * throttle), then the mixed surfaces. Indices on the wire, so the first is 0.
+ */
+enum hil_control {
+	HIL_CTL_AILERON = 0,       /* -1..1, +1 rolls right */
+	HIL_CTL_ELEVATOR,          /* -1..1, +1 pitches the nose up */
+	HIL_CTL_RUDDER,            /* -1..1, +1 yaws the nose right */
+	HIL_CTL_THROTTLE,          /* 0..1 of SERVOn_MIN..MAX; exactly 0 at MIN and disarmed */
+	HIL_CTL_ELEVON_LEFT,       /* -1..1, as control/servo.h mixes them */
+	HIL_CTL_ELEVON_RIGHT,
+	HIL_CTL_VTAIL_LEFT,
+	HIL_CTL_VTAIL_RIGHT,
+	HIL_CTL_COUNT
+};
+
+#define HIL_CONTROLS 16                      /* the message's controls[] */
+#define HIL_FLAG_LOCKSTEP 1ull                /* HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP */
+#define HIL_FLAG_NO_PULSES(i) (1ull << (32 + (i)))
+
+/* What goes out for a set of pulse widths (hil_controls_from_outputs). */
+struct hil_controls {
+	float controls[HIL_CONTROLS];
+	uint64_t flags;            /* HIL_FLAG_NO_PULSES(i) for each control nothing drives */
+	unsigned int refused;      /* outputs whose pulse could not be normalised */
+	unsigned int refused_ch;   /* the first of them, 1-based (0: none) */
+	uint16_t refused_us;       /* and its pulse */
+};
 
 struct hil_rcout {
 	struct rcout base;
@@ -42,7 +74,11 @@ struct hil_stats {
 	uint64_t ignored;              /* good frames of other messages */
 	uint64_t rejected;             /* HIL messages with values that cannot be (NaN, ranges) */
 	uint64_t time_backwards;       /* HIL_SENSOR older than the last */
+	uint64_t reanchors;            /* real time: the simulator fell behind for good (see hil.c) */
+	uint64_t reanchored_us;        /* by this much in all */
 	uint64_t tx_errors;            /* writer thread */
+	uint64_t outputs_refused;      /* writer thread: outputs sent as "no pulses" instead (see
+					* hil_controls_from_outputs), one per output per message */
 };
 
 enum hil_event {
@@ -61,12 +97,19 @@ struct hil {
 	struct mavlink_parser parser;
 	uint64_t sim_time_us;          /* the last HIL_SENSOR's time */
 	_Atomic uint64_t answer_us;    /* the same, for the writer's answer (reader publishes) */
-	/* Real time: the simulator's time mapped onto CLOCK_MONOTONIC, so samples
-	 * that arrive together keep their spacing: stamp = sim time + offset, the
-	 * offset the least (mono - sim) seen, the stamps strictly increasing. */
+	/* Real time: the simulator's time mapped onto CLOCK_MONOTONIC, stamp =
+	 * sim time + offset, the stamps strictly increasing. The offset is the
+	 * least (arrival - sim) seen over the first second, so samples that
+	 * arrive together keep their spacing; it moves up when the simulator
+	 * falls behind our clock for good (stamp_step in hil.c). Each
+	 * HIL_SENSOR's stamp, time and arrival go to the hub's clock
+	 * (sensors_publish_clock). */
 	int64_t mono_offset_us;
 	bool offset_set;
 	uint64_t last_stamp_us;
+	uint64_t first_step_us;        /* arrival of the first HIL_SENSOR */
+	uint64_t late_since_us;        /* arrival of the first of a run of late steps; 0: none */
+	int64_t late_min_us;           /* the least lateness in that run */
 	bool heard;                    /* the simulator has talked */
 	uint64_t heard_ns;             /* CLOCK_MONOTONIC of the last frame from it */
 	uint64_t hb_sent_ns;
@@ -101,11 +144,26 @@ struct rcout *hil_rcout(struct hil *h);
 int hil_receive(struct hil *h, int timeout_ms, int (*on_time)(void *ctx, uint64_t t_us),
 		void *ctx);
 /*
- * Writer: HIL_ACTUATOR_CONTROLS with the outputs as they stand, stamped with
+ * The controls for the output channels' pulse widths (0 = no pulses), as
+ * docs/hil.md says: each control from the first channel whose SERVOn_FUNCTION
+ * is its function and which sends a pulse that its SERVOn_MIN/TRIM/MAX/
+ * REVERSED can normalise (servo_surface_of_pwm, servo_throttle_of_pwm); the
+ * throttle 0 whenever !armed; HIL_FLAG_NO_PULSES for a control no channel
+ * drives. A pulse that cannot be normalised (outside MIN..MAX, or MIN, TRIM,
+ * MAX that cannot describe the channel) is refused: counted in out->refused,
+ * never passed on. Pure.
+ */
+void hil_controls_from_outputs(const struct servo_params *servo,
+			       const uint16_t pulse_us[HIL_CHANNELS], bool armed,
+			       struct hil_controls *out);
+
+/*
+ * Writer: HIL_ACTUATOR_CONTROLS with the outputs as they stand, normalised
+ * with servo (the parameters the flight code mixed them with), stamped with
  * the simulator's time of the last sensor step taken in (docs/hil.md); before
  * the simulator has talked, a HEARTBEAT once a second instead (so a UDP
  * simulator learns where we are). Returns 0 or -errno (counted).
  */
-int hil_send_outputs(struct hil *h, bool armed);
+int hil_send_outputs(struct hil *h, bool armed, const struct servo_params *servo);
 
 #endif

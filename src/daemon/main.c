@@ -86,6 +86,11 @@ static void board_info(const struct board *b)
 	printf("board: %s\n%s\n", b->name, b->description);
 	printf("imu rate: %u Hz, main loop: %u Hz\n", b->imu_rate_hz, b->main_rate_hz);
 	printf("capabilities: %s\n", FULMAR_CAPABILITIES);
+	if (b->hil_default)
+		printf("HIL: %s unless --hil names another simulator (fulmar-sim listens on "
+		       "0.0.0.0:14560 unless --listen says otherwise)\n", b->hil_default);
+	else
+		printf("HIL: only with --hil (the board's own sensors and servos otherwise)\n");
 	devices_describe(b, buf, sizeof(buf));
 	printf("devices:\n%s", buf);
 	if (devices_missing(b, buf, sizeof(buf)))
@@ -121,6 +126,14 @@ static void report(void)
 	log_info("timing report (%s):", sched.fifo ? "SCHED_FIFO" : "normal scheduling");
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
 		log_info("  %s", line);
+	/* What the main loop achieved on the wall clock (real time: lock-step has none). */
+	uint64_t now_ns = clock_mono_ns();
+	if (!lockstep && sched.t0_ns && now_ns > sched.t0_ns + 1000000000ull) {
+		double s = (double)(now_ns - sched.t0_ns) * 1e-9;
+		log_info("main loop: %.1f loops a second over %.1f s (configured %u Hz)",
+			 (double)sched_loops(&sched, SCHED_MAIN) / s, s,
+			 cfg.sched.thread[SCHED_MAIN].rate_hz);
+	}
 }
 
 /* Whether every thread looped since the last call; names the first that did not. */
@@ -143,7 +156,7 @@ static void pace_main(void *ctx)
 	sched_pace_signal(ctx, SCHED_MAIN);
 }
 
-/* uart thread, real-time HIL: what the simulator sent. */
+/* timer thread, real-time HIL: what the simulator sent, within a millisecond of its coming. */
 static void hil_in_task(void *ctx, uint64_t now_us)
 {
 	(void)now_us;
@@ -156,7 +169,7 @@ static void hil_in_task(void *ctx, uint64_t now_us)
 static void hil_out_task(void *ctx, uint64_t now_us)
 {
 	(void)now_us;
-	hil_send_outputs(ctx, flight_armed());
+	hil_send_outputs(ctx, flight_armed(), flight_servo_params());
 }
 
 /* Sensors, the flight work and the services on their threads. Returns 0 or an exit status. */
@@ -169,14 +182,24 @@ static int setup_tasks(const struct board *board)
 	}
 	uint32_t main_hz = cfg.sched.thread[SCHED_MAIN].rate_hz;
 	uint32_t imu_hz = board->imu_rate_hz > main_hz ? board->imu_rate_hz : main_hz;
-	sensors_init(&hub, imu_hz, main_hz, pace_main, &sched);
+	/*
+	 * Main is paced by the IMU's samples on a board, and by the simulator's
+	 * steps in lock-step. In real-time HIL the samples come in bursts, a
+	 * frame's steps in one datagram whenever the simulator (on a busy host,
+	 * late) sends it: main runs on its own period instead and takes what has
+	 * come, and the link is read on the timer thread, which has no other work
+	 * in HIL, so bursts are taken in as they arrive.
+	 */
+	bool paced = !hil_url || lockstep;
+	sensors_init(&hub, imu_hz, main_hz, paced ? pace_main : NULL, &sched);
 	flight_init(&hub, hil_url ? hil_rcout(&hil) : board_io_rcout(&bio));
-	sched_set_paced(&sched, SCHED_MAIN);
+	if (paced)
+		sched_set_paced(&sched, SCHED_MAIN);
 	flight_timing_source(&sched);
 	const struct sched_task tasks[] = {
 		{ "flight", SCHED_MAIN, 0, flight_task, NULL },
 		{ "hil-out", SCHED_MAIN, 0, hil_out_task, &hil },
-		{ "hil-in", SCHED_UART, 0, hil_in_task, &hil },
+		{ "hil-in", SCHED_TIMER, 0, hil_in_task, &hil },
 	};
 	/* In lock-step the leader reads and answers the simulator itself. */
 	size_t n = !hil_url ? 1 : lockstep ? 1 : 3;
@@ -257,7 +280,7 @@ static int run_lockstep(const sigset_t *set)
 		}
 		uint64_t now_ns = clock_mono_ns();
 		if (rc > 0 || !hil.heard)
-			hil_send_outputs(&hil, flight_armed());
+			hil_send_outputs(&hil, flight_armed(), flight_servo_params());
 		if (hil.heard && rc == 0 && now_ns - hil.heard_ns > 1000000000ull &&
 		    now_ns - silent_said_ns > 10000000000ull) {
 			log_warn("HIL: simulator silent for %.0f s; time stands still at %.3f s",
@@ -410,6 +433,7 @@ int main(int argc, char **argv)
 	}
 
 	const struct board *board = board_get();
+	bool hil_from_board = !hil_url && board->hil_default;
 	if (!hil_url)
 		hil_url = board->hil_default;
 	struct link_spec hil_spec;
@@ -433,6 +457,8 @@ int main(int argc, char **argv)
 	}
 	log_set_level(verbose ? LOG_LEVEL_DEBUG : cfg.log_level);
 	log_info("fulmard %s on board %s", FULMAR_VERSION, board->name);
+	if (hil_from_board)
+		log_info("HIL: no --hil given: the %s board's simulator link, %s", board->name, hil_url);
 
 	static char missing[4096];
 	if (devices_missing(board, missing, sizeof(missing))) {

@@ -35,8 +35,9 @@ const char *sensor_kind_name(enum sensor_kind k)
 void sensors_init(struct sensor_hub *h, uint32_t imu_rate_hz, uint32_t main_rate_hz,
 		  void (*pace)(void *ctx), void *pace_ctx)
 {
-	assert(main_rate_hz >= 1 && main_rate_hz <= imu_rate_hz);
+	assert(main_rate_hz >= 1 && main_rate_hz <= 1000000);
 	*h = (struct sensor_hub){ .imu_rate_hz = imu_rate_hz, .main_rate_hz = main_rate_hz,
+				  .pace_next_us = 1000000u / main_rate_hz,
 				  .pace = pace, .pace_ctx = pace_ctx };
 	ring_init(&h->imu, h->imu_storage, SENSORS_IMU_RING, sizeof(struct imu_sample));
 	topic_init(&h->topic[SENSOR_BARO], h->baro_words, kind_size[SENSOR_BARO]);
@@ -45,6 +46,7 @@ void sensors_init(struct sensor_hub *h, uint32_t imu_rate_hz, uint32_t main_rate
 	topic_init(&h->topic[SENSOR_GPS], h->gps_words, kind_size[SENSOR_GPS]);
 	topic_init(&h->topic[SENSOR_BATTERY], h->battery_words, kind_size[SENSOR_BATTERY]);
 	topic_init(&h->topic[SENSOR_RC], h->rc_words, kind_size[SENSOR_RC]);
+	topic_init(&h->clock, h->clock_words, sizeof(struct sensor_clock));
 	for (int i = 0; i < SENSOR_KIND_COUNT; i++) {
 		atomic_init(&h->count[i].accepted, 0);
 		atomic_init(&h->count[i].rejected, 0);
@@ -86,9 +88,9 @@ int sensors_push_imu(struct sensor_hub *h, const struct imu_sample *s)
 	if (rc)
 		return rc;
 	ring_write(&h->imu, s, 1);  /* full: dropped and counted by the ring */
-	h->pace_acc += h->main_rate_hz;
-	if (h->pace_acc >= h->imu_rate_hz) {
-		h->pace_acc -= h->imu_rate_hz;
+	if (s->t_us >= h->pace_next_us) {
+		uint64_t period = 1000000u / h->main_rate_hz;
+		h->pace_next_us = (s->t_us / period + 1) * period;
 		if (h->pace)
 			h->pace(h->pace_ctx);
 	}
@@ -156,6 +158,29 @@ int sensors_publish_rc(struct sensor_hub *h, const struct rc_frame *s)
 		if (s->channels_us[i] < RC_CHANNEL_MIN_US || s->channels_us[i] > RC_CHANNEL_MAX_US)
 			why = "a channel outside 800..2200 us";
 	return publish(h, SENSOR_RC, s, why);
+}
+
+void sensors_publish_clock(struct sensor_hub *h, const struct sensor_clock *c)
+{
+	topic_publish(&h->clock, c);
+}
+
+void sensors_now(const struct sensor_hub *h, uint64_t mono_us, uint64_t *t_us, uint64_t *source_us)
+{
+	struct sensor_clock c;
+	if (!topic_read(&h->clock, &c)) {
+		*t_us = *source_us = mono_us;
+		return;
+	}
+	uint64_t since = mono_us > c.arrival_us ? mono_us - c.arrival_us : 0;
+	*t_us = c.t_us + since;
+	*source_us = c.source_us;
+}
+
+uint64_t sensors_paused_us(const struct sensor_hub *h)
+{
+	struct sensor_clock c;
+	return topic_read(&h->clock, &c) ? c.paused_us : 0;
 }
 
 size_t sensors_read_imu(struct sensor_hub *h, struct imu_sample *out, size_t n)

@@ -40,7 +40,7 @@ void estim_config_default(struct estim_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->filter_rate_hz = 200.0f;
-	c->imu_rate_hz = 1000.0f;
+	c->imu_rate_hz = 0.0f;   /* learnt from the time stamps */
 	c->gps_delay_ms = 150.0f;
 	c->baro_delay_ms = 0.0f;
 	c->mag_delay_ms = 0.0f;
@@ -115,14 +115,25 @@ void estim_init(struct estim *e, const struct estim_config *cfg)
 	memset(e, 0, sizeof(*e));
 	e->cfg = *cfg;
 	e->cfg.filter_rate_hz = clampf(cfg->filter_rate_hz, 50.0f, 400.0f);
-	if (!(cfg->imu_rate_hz >= e->cfg.filter_rate_hz))
-		e->cfg.imu_rate_hz = 1000.0f;
+	if (cfg->imu_rate_hz >= ESTIM_IMU_MIN_HZ && cfg->imu_rate_hz <= ESTIM_IMU_MAX_HZ)
+		e->imu_dt_s = 1.0f / cfg->imu_rate_hz;
+	else
+		e->cfg.imu_rate_hz = 0.0f;
 	/* the IMU ring must hold the horizon: 300 ms at 400 Hz is 120 steps */
 	estim_accum_init(&e->accum);
 	e->x.q[0] = 1.0f;
 	e->out.q[0] = 1.0f;
 	e->air_density = RHO0;
 	e->baro_temp_k = 288.15f;
+}
+
+/* GPS lost after this long without a fix: the configured timeout, or 2.5 of
+ * the receiver's intervals, whichever is longer (a 1 Hz receiver is not lost
+ * between its fixes). */
+static float gps_timeout_s(const struct estim *e)
+{
+	float t = 2.5f * e->gps_dt_s;
+	return t > e->cfg.gps_timeout_s ? t : e->cfg.gps_timeout_s;
 }
 
 static bool recent(uint64_t now, uint64_t t, float s)
@@ -243,7 +254,7 @@ static void cov_predict(struct estim *e, float R[3][3], const float dv_ned[3], c
 	 * wind states, unobserved, cannot follow: the dead-reckoned position
 	 * takes that as a random walk. Adding it to the wind instead would let
 	 * airspeed fusion move the wind rather than hold the velocity. */
-	if (e->origin_set && !recent(e->t_delayed_us, e->innov[ESTIM_GPS_VEL].last_fused_us, c->gps_timeout_s))
+	if (e->origin_set && !recent(e->t_delayed_us, e->innov[ESTIM_GPS_VEL].last_fused_us, gps_timeout_s(e)))
 		q[ESTIM_S_POS] = q[ESTIM_S_POS + 1] = c->pos_nsd_dr * c->pos_nsd_dr * dt;
 	q[ESTIM_S_BARO_BIAS] = c->baro_bias_nsd * c->baro_bias_nsd * dt;
 	for (int i = 0; i < N; i++)
@@ -640,7 +651,7 @@ static void fuse_gps(struct estim *e, const struct estim_gps_obs *g)
 	float pn = fmaxf(c->gps_pos_noise_m, isfinite(g->h_acc) ? g->h_acc : 0.0f);
 	float hn = fmaxf(c->gps_hgt_noise_m, isfinite(g->v_acc) ? 1.5f * g->v_acc : 0.0f);
 	/* lost: no fix at all (valid or not) for the timeout, as opposed to fixes rejected by the gate */
-	bool lost = e->gps_prev_obs_us == 0 || (float)(g->t_us - e->gps_prev_obs_us) * 1e-6f > c->gps_timeout_s;
+	bool lost = e->gps_prev_obs_us == 0 || (float)(g->t_us - e->gps_prev_obs_us) * 1e-6f > gps_timeout_s(e);
 	e->gps_prev_obs_us = g->t_us;
 	float speed = sqrtf(g->vel[0] * g->vel[0] + g->vel[1] * g->vel[1]);
 
@@ -756,8 +767,8 @@ static void fuse_airspeed(struct estim *e, const struct estim_obs *o)
 	const struct estim_config *c = &e->cfg;
 	float tas = o->v[0];
 	e->tas_last_m_s = tas;
-	bool gps = recent(e->t_delayed_us, e->innov[ESTIM_GPS_VEL].last_fused_us, c->gps_timeout_s) ||
-		   recent(e->t_delayed_us, e->innov[ESTIM_GPS_POS].last_fused_us, c->gps_timeout_s);
+	bool gps = recent(e->t_delayed_us, e->innov[ESTIM_GPS_VEL].last_fused_us, gps_timeout_s(e)) ||
+		   recent(e->t_delayed_us, e->innov[ESTIM_GPS_POS].last_fused_us, gps_timeout_s(e));
 	if (tas < c->min_airspeed_m_s || !e->yaw_aligned)
 		return;
 	if (!e->wind_active) {
@@ -1011,6 +1022,96 @@ int estim_predict(struct estim *e, const float dang_rad[3], const float dvel_m_s
 	return 1;
 }
 
+static void shift_one(uint64_t *t_us, uint64_t d_us)
+{
+	if (*t_us)
+		*t_us += d_us;
+}
+
+/* Time that did not pass for the aircraft, d_us of the stamps' jump over a
+ * source's pause (estim_source_paused): every time the filter holds moves on
+ * by it, as if the pause had not been, so nothing seems older for it (a
+ * simulator's 1.5 s stall is no GPS loss: none of its time passed) and the
+ * stamps after it follow on. */
+static void shift_time(struct estim *e, uint64_t d_us)
+{
+	for (unsigned int k = 0; k < e->imu_count; k++)
+		e->imu_buf[(e->imu_head + k) % ESTIM_IMU_BUF].t_us += d_us;
+	for (unsigned int k = 0; k < e->baro_count; k++)
+		e->baro_buf[(e->baro_head + k) % ESTIM_OBS_BUF].t_us += d_us;
+	for (unsigned int k = 0; k < e->mag_count; k++)
+		e->mag_buf[(e->mag_head + k) % ESTIM_OBS_BUF].t_us += d_us;
+	for (unsigned int k = 0; k < e->tas_count; k++)
+		e->tas_buf[(e->tas_head + k) % ESTIM_OBS_BUF].t_us += d_us;
+	for (unsigned int k = 0; k < e->gps_count; k++)
+		e->gps_buf[(e->gps_head + k) % ESTIM_GPS_BUF].t_us += d_us;
+	struct estim_decim *dec[] = { &e->baro_dec, &e->mag_dec, &e->tas_dec };
+	for (size_t i = 0; i < sizeof(dec) / sizeof(dec[0]); i++) {
+		shift_one(&dec[i]->next_us, d_us);
+		shift_one(&dec[i]->t0_us, d_us);
+	}
+	for (int i = 0; i < ESTIM_SENSOR_COUNT; i++)
+		shift_one(&e->innov[i].last_fused_us, d_us);
+	uint64_t *times[] = {
+		&e->imu_bad_us, &e->imu_frozen_us, &e->next_step_us, &e->t_delayed_us, &e->t_now_us,
+		&e->gps_fail_since_us, &e->baro_fail_since_us, &e->mag_fail_since_us, &e->hgt_reset_us,
+		&e->last_baro_valid_us, &e->gps_last_valid_us, &e->gps_prev_obs_us, &e->gps_prev_valid_us,
+		&e->numeric_us,
+	};
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+		shift_one(times[i], d_us);
+}
+
+void estim_source_paused(struct estim *e, uint64_t d_us)
+{
+	e->pause_us += d_us;
+}
+
+/* The interval a sample stands for: the time since the one before, less what
+ * its source said was a pause (taken out of the filter's time, shift_time).
+ * The IMU's own interval is learnt from those times through a slow low-pass,
+ * so one jittery stamp cannot move it far. A gap of more than five intervals
+ * is lost samples or a stalled source: the sample is held for one interval
+ * and the gap counted (time passed for the aircraft: what it did meanwhile,
+ * the next fusions correct); eight gaps in a row are no gaps but a slower
+ * source. */
+static float imu_interval(struct estim *e, uint64_t t_us)
+{
+	if (!e->imu_last_us)
+		return 0.0f;  /* the first sample starts the clock */
+	const float lo = 1.0f / ESTIM_IMU_MAX_HZ, hi = 1.0f / ESTIM_IMU_MIN_HZ;
+	uint64_t span_us = t_us - e->imu_last_us;
+	if (e->pause_us) {
+		/* The jump over a pause: all of the interval but one sample's. */
+		uint64_t one_us = e->imu_dt_s > 0.0f ? (uint64_t)(e->imu_dt_s * 1e6f) : 0;
+		uint64_t paused = span_us > one_us ? span_us - one_us : 0;
+		if (paused > e->pause_us)
+			paused = e->pause_us;
+		if (paused) {
+			shift_time(e, paused);
+			e->pause_us -= paused;
+			span_us -= paused;
+		}
+	}
+	float raw = (float)span_us * 1e-6f;
+	bool first = e->imu_dt_s == 0.0f;
+	if (first)
+		e->imu_dt_s = clampf(raw, lo, hi);
+	if (raw > 5.0f * e->imu_dt_s) {
+		e->count.imu_gaps++;
+		if (++e->imu_gap_run >= 8) {
+			e->imu_gap_run = 0;
+			e->imu_dt_s = clampf(raw, lo, hi);
+			return raw;
+		}
+		return e->imu_dt_s;
+	}
+	e->imu_gap_run = 0;
+	if (!first)
+		e->imu_dt_s = clampf(e->imu_dt_s + 0.05f * (raw - e->imu_dt_s), lo, hi);
+	return raw;
+}
+
 int estim_push_imu(struct estim *e, const struct imu_sample *s)
 {
 	bool ok = true;
@@ -1020,8 +1121,6 @@ int estim_push_imu(struct estim *e, const struct imu_sample *s)
 		if (!isfinite(s->accel_m_s2[i]) || fabsf(s->accel_m_s2[i]) > 160.0f)
 			ok = false;
 	}
-	float nominal = 1.0f / e->cfg.imu_rate_hz;
-	float dt = e->imu_last_us && s->t_us > e->imu_last_us ? (float)(s->t_us - e->imu_last_us) * 1e-6f : nominal;
 	if (e->imu_last_us && s->t_us <= e->imu_last_us)
 		ok = false;  /* time going backwards or repeated */
 	if (!ok) {
@@ -1029,10 +1128,8 @@ int estim_push_imu(struct estim *e, const struct imu_sample *s)
 		e->imu_bad_us = s->t_us ? s->t_us : 1;
 		return -EINVAL;
 	}
+	float dt = imu_interval(e, s->t_us);
 	e->imu_last_us = s->t_us;
-	/* A gap (lost samples): hold the sample for one nominal period only. */
-	if (dt > 5.0f * nominal)
-		dt = nominal;
 	float raw[6] = { s->gyro_rad_s[0], s->gyro_rad_s[1], s->gyro_rad_s[2],
 			 s->accel_m_s2[0], s->accel_m_s2[1], s->accel_m_s2[2] };
 	if (memcmp(raw, e->imu_last_raw, sizeof(raw)) == 0) {
@@ -1050,7 +1147,7 @@ int estim_push_imu(struct estim *e, const struct imu_sample *s)
 	/* Steps fall due on a fixed grid, so 400 Hz from 1 kHz samples is
 	 * alternately 2 and 3 samples long and 400 Hz on average. */
 	uint64_t period_us = (uint64_t)(1e6f / e->cfg.filter_rate_hz);
-	uint64_t half_us = (uint64_t)(0.5e6f * nominal);
+	uint64_t half_us = (uint64_t)(0.5e6f * e->imu_dt_s);
 	if (e->next_step_us == 0)
 		e->next_step_us = s->t_us + period_us;
 	if (s->t_us + half_us < e->next_step_us)
@@ -1086,6 +1183,40 @@ static uint64_t meas_time(uint64_t t_us, float delay_ms)
 	return t_us > d ? t_us - d : 0;
 }
 
+/* A slow sensor's samples averaged down to at most max_hz, and to no more
+ * than its pending buffer holds over the delayed horizon (four to spare), so
+ * a source marking every sample fresh at the IMU's rate neither overflows
+ * the buffer nor is starved. Each average falls due on a grid of that period
+ * (a quarter period early counts, for jitter) and carries its samples' mean
+ * time. A source at or under the rate has every sample taken as it is.
+ * Returns true with the average in out when one falls due. */
+static bool decim_add(struct estim *e, struct estim_decim *d, float max_hz, const struct estim_obs *in,
+		      struct estim_obs *out)
+{
+	uint64_t period = (uint64_t)(1e6f / max_hz), hold = horizon_us(e) / (ESTIM_OBS_BUF - 4);
+	if (hold > period)
+		period = hold;
+	if (d->n == 0)
+		d->t0_us = in->t_us;
+	d->dt_sum_us += in->t_us > d->t0_us ? in->t_us - d->t0_us : 0;
+	for (int i = 0; i < 3; i++)
+		d->sum[i] += in->v[i];
+	d->n++;
+	if (in->t_us + period / 4 < d->next_us)
+		return false;
+	out->t_us = d->t0_us + d->dt_sum_us / d->n;
+	for (int i = 0; i < 3; i++)
+		out->v[i] = d->sum[i] / (float)d->n;
+	e->count.obs_averaged += d->n - 1;
+	d->next_us = (d->next_us ? d->next_us : in->t_us) + period;
+	if (d->next_us <= in->t_us)
+		d->next_us = in->t_us + period;
+	d->n = 0;
+	d->dt_sum_us = 0;
+	memset(d->sum, 0, sizeof(d->sum));
+	return true;
+}
+
 int estim_push_baro(struct estim *e, const struct baro_sample *s)
 {
 	if (!isfinite(s->pressure_pa) || s->pressure_pa < 30000.0f || s->pressure_pa > 115000.0f) {
@@ -1101,8 +1232,10 @@ int estim_push_baro(struct estim *e, const struct baro_sample *s)
 		return -EAGAIN;
 	/* ISA pressure altitude (troposphere) */
 	float h = 44330.77f * (1.0f - powf(s->pressure_pa / 101325.0f, 0.190263f));
-	struct estim_obs o = { .t_us = meas_time(s->t_us, e->cfg.baro_delay_ms), .v = { h, 0.0f, 0.0f } };
-	return obs_push(e, e->baro_buf, &e->baro_head, &e->baro_count, &o);
+	struct estim_obs o = { .t_us = meas_time(s->t_us, e->cfg.baro_delay_ms), .v = { h, 0.0f, 0.0f } }, avg;
+	if (!decim_add(e, &e->baro_dec, ESTIM_BARO_MAX_HZ, &o, &avg))
+		return 0;
+	return obs_push(e, e->baro_buf, &e->baro_head, &e->baro_count, &avg);
 }
 
 int estim_push_mag(struct estim *e, const struct mag_sample *s)
@@ -1126,8 +1259,10 @@ int estim_push_mag(struct estim *e, const struct mag_sample *s)
 		e->align_mag_n++;
 		return -EAGAIN;
 	}
-	struct estim_obs o = { .t_us = meas_time(s->t_us, e->cfg.mag_delay_ms), .v = { m[0], m[1], m[2] } };
-	return obs_push(e, e->mag_buf, &e->mag_head, &e->mag_count, &o);
+	struct estim_obs o = { .t_us = meas_time(s->t_us, e->cfg.mag_delay_ms), .v = { m[0], m[1], m[2] } }, avg;
+	if (!decim_add(e, &e->mag_dec, ESTIM_MAG_MAX_HZ, &o, &avg))
+		return 0;
+	return obs_push(e, e->mag_buf, &e->mag_head, &e->mag_count, &avg);
 }
 
 int estim_push_airspeed(struct estim *e, const struct airspeed_sample *s)
@@ -1147,8 +1282,11 @@ int estim_push_airspeed(struct estim *e, const struct airspeed_sample *s)
 		e->tas_last_m_s = tas;
 		return -EAGAIN;
 	}
-	struct estim_obs o = { .t_us = meas_time(s->t_us, e->cfg.airspeed_delay_ms), .v = { tas, 0.0f, 0.0f } };
-	return obs_push(e, e->tas_buf, &e->tas_head, &e->tas_count, &o);
+	struct estim_obs o = { .t_us = meas_time(s->t_us, e->cfg.airspeed_delay_ms), .v = { tas, 0.0f, 0.0f } },
+			 avg;
+	if (!decim_add(e, &e->tas_dec, ESTIM_TAS_MAX_HZ, &o, &avg))
+		return 0;
+	return obs_push(e, e->tas_buf, &e->tas_head, &e->tas_count, &avg);
 }
 
 static const double WGS84_A = 6378137.0;
@@ -1212,6 +1350,14 @@ int estim_push_gps(struct estim *e, const struct gps_fix *f)
 		e->innov[ESTIM_GPS_POS].invalid++;
 		return -EINVAL;
 	}
+	/* The receiver's interval, from valid fixes 2 s apart at most (1-10 Hz
+	 * receivers; a return after an outage says nothing of the rate). */
+	if (e->gps_prev_valid_us && f->t_us > e->gps_prev_valid_us) {
+		float dt = (float)(f->t_us - e->gps_prev_valid_us) * 1e-6f;
+		if (dt <= 2.0f)
+			e->gps_dt_s = e->gps_dt_s == 0.0f ? dt : e->gps_dt_s + 0.2f * (dt - e->gps_dt_s);
+	}
+	e->gps_prev_valid_us = f->t_us;
 	e->gps_last_valid_us = f->t_us;
 	if (!e->running)
 		return -EAGAIN;
@@ -1247,7 +1393,6 @@ static float sqrt_pos(float v)
 
 uint32_t estim_health(const struct estim *e)
 {
-	const struct estim_config *c = &e->cfg;
 	uint64_t t = e->t_delayed_us, now = e->t_now_us;
 	uint32_t h = 0;
 	if (e->running)
@@ -1256,7 +1401,7 @@ uint32_t estim_health(const struct estim *e)
 		h |= ESTIM_H_YAW_ALIGNED;
 	if (e->origin_set)
 		h |= ESTIM_H_ORIGIN_SET;
-	bool gps = recent(t, e->innov[ESTIM_GPS_POS].last_fused_us, c->gps_timeout_s);
+	bool gps = recent(t, e->innov[ESTIM_GPS_POS].last_fused_us, gps_timeout_s(e));
 	if (gps)
 		h |= ESTIM_H_GPS_USED;
 	if (e->gps_fail_since_us)
@@ -1307,7 +1452,7 @@ bool estim_is_converged(const struct estim *e)
 		if (sqrt_pos(e->P[ESTIM_S_GYRO_BIAS + i][ESTIM_S_GYRO_BIAS + i]) > 0.5f * DEG2RAD)
 			return false;
 	if (e->origin_set) {
-		if (!recent(e->t_delayed_us, e->innov[ESTIM_GPS_POS].last_fused_us, e->cfg.gps_timeout_s))
+		if (!recent(e->t_delayed_us, e->innov[ESTIM_GPS_POS].last_fused_us, gps_timeout_s(e)))
 			return false;
 		if (e->gps_fail_since_us)
 			return false;
@@ -1319,7 +1464,6 @@ bool estim_is_converged(const struct estim *e)
 
 uint16_t estim_ekf_flags(const struct estim *e)
 {
-	const struct estim_config *c = &e->cfg;
 	uint32_t h = estim_health(e);
 	uint16_t f = 0;
 	if (!e->ever_aligned)
@@ -1339,7 +1483,7 @@ uint16_t estim_ekf_flags(const struct estim *e)
 		f |= ESTIM_EKF_VELOCITY_VERT | ESTIM_EKF_POS_VERT_ABS | ESTIM_EKF_POS_VERT_AGL;
 	if (h & ESTIM_H_CONST_POS)
 		f |= ESTIM_EKF_CONST_POS_MODE;
-	bool gps_ok = recent(e->t_now_us, e->gps_last_valid_us, c->gps_timeout_s + 0.5f);
+	bool gps_ok = recent(e->t_now_us, e->gps_last_valid_us, gps_timeout_s(e) + 0.5f);
 	if ((f & ESTIM_EKF_POS_HORIZ_REL) || gps_ok)
 		f |= ESTIM_EKF_PRED_POS_HORIZ_REL;
 	if ((f & ESTIM_EKF_POS_HORIZ_ABS) || gps_ok)

@@ -46,12 +46,25 @@ enum estim_state_index {
 #define ESTIM_IMU_BUF 128 /* filter steps held for the delayed horizon */
 #define ESTIM_OBS_BUF 32  /* pending baro / mag / airspeed samples per sensor */
 #define ESTIM_GPS_BUF 8
+/* The IMU rates the filter is built for (estim_push_imu learns the rate from
+ * the time stamps; a first interval outside these is clamped into them). */
+#define ESTIM_IMU_MIN_HZ 50.0f
+#define ESTIM_IMU_MAX_HZ 2000.0f
+/* The fastest each slow sensor is taken at: a source marking every sample
+ * fresh at the IMU's rate (as simulators commonly do) is averaged down to
+ * this (ArduPilot's EKF takes at most 20 Hz of each; these are the rates the
+ * filter was tuned at: fulmar-sim's MS5611, HMC5883L and MS4525DO). */
+#define ESTIM_BARO_MAX_HZ 50.0f
+#define ESTIM_MAG_MAX_HZ 100.0f
+#define ESTIM_TAS_MAX_HZ 50.0f
 
 struct estim_config {
-	float filter_rate_hz;   /* prediction rate, 50..400; default 200 */
-	float imu_rate_hz;      /* nominal raw IMU rate, for gaps; default 1000 */
+	float filter_rate_hz;   /* prediction rate, 50..400; default 200 (at most the IMU's rate in effect) */
+	float imu_rate_hz;      /* the IMU's rate if known (a first guess, 50..2000);
+	                         * default 0: learnt from the samples' time stamps */
 	/* sensor delays (measurement time = arrival - delay), ms, 0..300 */
-	float gps_delay_ms;     /* default 150 (the simulator; ArduPilot uses 220) */
+	float gps_delay_ms;     /* default 150 (the simulator; ArduPilot uses 220);
+	                         * GPS at 1-10 Hz */
 	float baro_delay_ms, mag_delay_ms, airspeed_delay_ms;
 	/* process noise, spectral densities */
 	float gyro_nsd;         /* rad/s/sqrt(Hz) */
@@ -79,7 +92,8 @@ struct estim_config {
 	float gps_max_h_acc_m;  /* fixes reporting worse are not used */
 	float gps_max_dist_m;   /* from the origin: farther is absurd */
 	float gps_glitch_reset_s; /* position innovations failing this long: reset to GPS */
-	float gps_timeout_s;    /* no fix this long: GPS lost */
+	float gps_timeout_s;    /* no fix this long: GPS lost (at least 2.5 of the GPS's
+	                         * intervals, so a 1 Hz receiver is not lost between fixes) */
 	/* other */
 	float mag_declination_deg; /* true = magnetic + declination; NAN (default): unknown,
 	                            * the earth field's direction is learnt in flight */
@@ -148,9 +162,13 @@ enum estim_ekf_flags {
 struct estim_counters {
 	uint32_t steps;         /* filter predictions on the delayed horizon */
 	uint32_t imu_invalid;   /* raw samples rejected (non-finite, absurd, bad time) */
+	uint32_t imu_gaps;      /* intervals over 5 of the IMU's: lost samples or a stall;
+	                         * such a sample is held for one interval only */
 	uint32_t imu_frozen;    /* raw samples rejected as stuck */
 	uint32_t gps_invalid, baro_invalid, mag_invalid, airspeed_invalid;
 	uint32_t obs_dropped;   /* pending-sample buffers full */
+	uint32_t obs_averaged;  /* baro, compass, airspeed samples averaged into the one before
+	                         * (arriving faster than ESTIM_*_MAX_HZ) */
 	uint32_t obs_late;      /* samples older than the delayed horizon */
 	uint32_t numeric_faults;
 	uint32_t pos_resets, vel_resets, yaw_resets, baro_resets;
@@ -198,6 +216,14 @@ struct estim_obs {              /* a pending baro, compass or airspeed sample */
 	float v[3];
 };
 
+struct estim_decim {            /* a slow sensor's samples averaged to its rate */
+	uint64_t next_us;       /* when the next average falls due (0: at once) */
+	uint64_t t0_us;         /* the first sample's measurement time in this average */
+	uint64_t dt_sum_us;     /* the sum of the samples' times after t0_us */
+	float sum[3];
+	uint32_t n;
+};
+
 struct estim_gps_obs {
 	uint64_t t_us;
 	float pos[3];           /* NED from the origin */
@@ -219,6 +245,9 @@ struct estim {
 	/* raw IMU intake */
 	struct estim_accum accum;
 	uint64_t imu_last_us;
+	float imu_dt_s;         /* the IMU's interval, learnt from its stamps (0: not yet) */
+	uint64_t pause_us;      /* source pauses said (estim_source_paused), not yet met in the stamps */
+	uint32_t imu_gap_run;   /* gaps in a row: eight mean the rate itself changed */
 	float imu_last_raw[6];
 	uint32_t imu_same_count;
 	uint64_t imu_bad_us, imu_frozen_us;
@@ -230,6 +259,7 @@ struct estim {
 	unsigned int imu_head, imu_count;
 	struct estim_obs baro_buf[ESTIM_OBS_BUF], mag_buf[ESTIM_OBS_BUF], tas_buf[ESTIM_OBS_BUF];
 	unsigned int baro_head, baro_count, mag_head, mag_count, tas_head, tas_count;
+	struct estim_decim baro_dec, mag_dec, tas_dec;
 	struct estim_gps_obs gps_buf[ESTIM_GPS_BUF];
 	unsigned int gps_head, gps_count;
 	/* filter */
@@ -265,6 +295,8 @@ struct estim {
 	float hold_pos[3];      /* constant-position mode */
 	uint64_t gps_last_valid_us;
 	uint64_t gps_prev_obs_us; /* measurement time of the previous fix used or rejected */
+	uint64_t gps_prev_valid_us; /* arrival of the previous valid fix */
+	float gps_dt_s;         /* the GPS's interval between fixes, learnt (0: not yet) */
 	/* reporting */
 	struct estim_innov innov[ESTIM_SENSOR_COUNT];
 	struct estim_counters count;
@@ -276,12 +308,26 @@ void estim_config_default(struct estim_config *cfg);
  * rates and delays are clamped to what the buffers hold. */
 void estim_init(struct estim *e, const struct estim_config *cfg);
 
-/* One raw IMU sample (body FRD, SI units). Rejects and counts non-finite or
- * absurd samples, time going backwards and stuck (repeated) samples. When a
- * filter period has accumulated, runs one prediction (and whatever fusions
- * fall due on the delayed horizon). Returns 1 when a filter step ran, 0 when
- * only accumulated, -EINVAL when the sample was rejected. */
+/* One raw IMU sample (body FRD, SI units), at any rate from 50 to 2000 Hz:
+ * it is integrated over the interval since the one before, from the time
+ * stamps. An interval over five of the IMU's own (learnt from the stamps) is
+ * a gap, counted, over which the sample is held for one interval only.
+ * Rejects and counts non-finite or absurd samples, time going backwards and
+ * stuck (repeated) samples. When a filter period has accumulated, runs one
+ * prediction (and whatever fusions fall due on the delayed horizon); an IMU
+ * slower than the filter makes a step of every sample. Returns 1 when a
+ * filter step ran, 0 when only accumulated, -EINVAL when the sample was
+ * rejected. */
 int estim_push_imu(struct estim *e, const struct imu_sample *s);
+
+/* The samples' source paused for d_us that did not pass for the aircraft
+ * (a real-time HIL simulator's stall, over which its time stood still and
+ * the stamps' clock was re-anchored): the next IMU interval longer than one
+ * sample is that much shorter, and every time the filter holds moves on by
+ * it, so nothing seems older for it (no GPS loss, no sensor timeout).
+ * Unlike a gap, where time passed unseen. Call it before the sample after
+ * the pause; pauses said add up until met. */
+void estim_source_paused(struct estim *e, uint64_t d_us);
 
 /* One filter step from caller-made deltas (dang rad, dvel m/s in the body
  * frame at the interval's start, dt_s seconds ending at t_us). estim_push_imu
@@ -290,8 +336,11 @@ int estim_push_imu(struct estim *e, const struct imu_sample *s);
 int estim_predict(struct estim *e, const float dang_rad[3], const float dvel_m_s[3], float dt_s, uint64_t t_us);
 
 /* Sensor samples as they arrive (t_us = arrival; the configured delay is
- * subtracted). Return 0 when queued, -EINVAL when rejected as absurd
- * (counted), -EAGAIN when the filter is not running yet (used for alignment). */
+ * subtracted). Baro, compass and airspeed faster than ESTIM_*_MAX_HZ (or
+ * than the delay buffer holds) are averaged down to it, each average at its
+ * samples' mean time. Return 0 when queued (or averaged in), -EINVAL when
+ * rejected as absurd (counted), -EAGAIN when the filter is not running yet
+ * (used for alignment). */
 int estim_push_baro(struct estim *e, const struct baro_sample *s);
 int estim_push_mag(struct estim *e, const struct mag_sample *s);
 int estim_push_airspeed(struct estim *e, const struct airspeed_sample *s);

@@ -66,6 +66,8 @@ const struct param_def param_defs[] = {
 	  "RC short failsafe: 0/1 CIRCLE, 2 FBWA glide" },
 	{ "FS_SHORT_TIMEOUT", PARAM_FLOAT, 1.5, 1, 100, "s",
 	  "RC short failsafe after this long" },
+	{ "GPS_DELAY_MS", PARAM_INT16, 0, 0, 250, "ms",
+	  "GPS measurement delay the estimator compensates for; 0: the default (150 ms)" },
 	{ "KFF_RDDRMIX", PARAM_FLOAT, 0.5, 0, 1, "",
 	  "Rudder per aileron" },
 	{ "LAND_DISARMDELAY", PARAM_INT8, 20, 0, 127, "s",

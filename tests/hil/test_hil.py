@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Whole flights in lock-step HIL: fulmar-sim and fulmard as two real
-processes over UDP on loopback, scored against the simulator's ground truth.
+"""Whole flights in HIL, lock-step (gcs_loss, rc_stall and realtime_loaded in real time):
+fulmar-sim and fulmard as two real processes over UDP on loopback, scored against the
+simulator's ground truth.
 
   test_hil.py CASE FULMARD FULMAR_SIM [FULMAR_LOG]
 
-Cases: sensors, estimator, demo, windy, determinism, gps_loss, low_battery, rc_loss, modes, gcs_loss,
-log_crash, log_download (demo and log_crash read the flight log with FULMAR_LOG).
+Cases: sensors, estimator, demo, demo_100hz, demo_200hz, demo_250hz, demo_400hz_fresh, windy,
+determinism, gps_loss, low_battery, rc_loss, rc_stall, modes, gcs_loss, log_crash, log_download
+(the demos and log_crash read the flight log with FULMAR_LOG), and realtime_loaded (8 minutes
+under stress-ng: suite 'long', which tools/test runs with --long).
 Exit 0 passed, 1 failed (with what and why). Standard library only.
 """
 import atexit
@@ -93,19 +96,32 @@ class Gcs(threading.Thread):
 
     def heartbeat(self):
         # HEARTBEAT from a ground station (MAV_TYPE_GCS)
-        self.send(0, struct.pack('<IBBBBB', 0, 6, 8, 0, 0, 3), 50)
+        try:
+            self.send(0, struct.pack('<IBBBBB', 0, 6, 8, 0, 0, 3), 50)
+        except OSError:
+            pass                # fulmard not there (yet, or any more)
+
+    def heartbeats(self):
+        """(base_mode, system_status) of each HEARTBEAT received."""
+        return [(p[6], p[7]) for mid, p in self.msgs if mid == 0]
 
     def run(self):
+        """Until stop is set and what had come before it is read (set it once fulmard
+        has ended, so that a quiet link means all of it)."""
         last = 0
-        while not self.stop:
-            if self.beating and time.time() - last > 0.02:
+        while True:
+            if self.beating and not self.stop and time.time() - last > 0.02:
                 self.heartbeat()
                 last = self.last_beat = time.time()
             elif not self.beating:
                 self.quiet.set()
             try:
                 d, _ = self.sock.recvfrom(65536)
-            except (socket.timeout, OSError):
+            except socket.timeout:
+                if self.stop:
+                    return
+                continue
+            except OSError:
                 continue
             i = 0
             while i + 12 <= len(d):
@@ -361,6 +377,61 @@ def case_demo(fulmard, sim, fulmar_log=None):
         check(counts.get('ATT', 0) > 25 * 400, 'attitude at 25 Hz for the flight: %d' % counts.get('ATT', 0))
 
 
+# The estimator's health bits (src/estim/estim.h, enum estim_health), as the log's XKF4.SS has them.
+EKF_BARO_USED, EKF_MAG_USED, EKF_AIRSPEED_USED = 1 << 9, 1 << 7, 1 << 12
+
+
+def log_rows(fulmar_log, path, kind):
+    """fulmar-log dump --csv of one record type: [{field: text}]."""
+    out = subprocess.run([fulmar_log, 'dump', '--csv', '--type', kind, path], capture_output=True, text=True)
+    lines = out.stdout.splitlines()
+    if out.returncode or not lines:
+        return []
+    head = lines[0].split(',')
+    return [dict(zip(head, ln.split(','))) for ln in lines[1:]]
+
+
+def demo_at_rate(fulmard, sim, fulmar_log, hz, frame_hz, all_fresh=False):
+    """The demo (DEMO_WORLD, scored against CHECKS['demo_rate']) with HIL_SENSOR at hz in lock-step
+    frames of frame_hz, optionally with every field marked fresh in every message (as other
+    simulators send it). fulmar-sim's physics steps at the same rate. The estimator takes
+    every rate by its time stamps: tilt and heading within 1.5 s of the first sample, no GPS
+    glitch, and in the air (from a second after the throw) the barometer, compass and
+    airspeed fused (XKF4.SS) and inside their gates (SH, SM, SVT under 1) in every log
+    record."""
+    args = fr.demo_sim_args() + ['--imu-hz', str(hz), '--frame-hz', str(frame_hz)]
+    if all_fresh:
+        args.append('--all-fresh')
+    f = Flight(fulmard, sim, 'demo%d' % hz, sim_args=args)
+    f.wait(landed)
+    truth, events, s = f.report('demo_rate')
+    aligned = event_time(events, 'EKF: tilt alignment complete')
+    yaw = event_time(events, 'EKF: yaw alignment complete')
+    check(aligned is not None and yaw is not None and yaw <= 1.5,
+          'HIL_SENSOR at %d Hz%s: tilt and heading aligned at %s s' % (
+              hz, ', every field fresh' if all_fresh else '', yaw))
+    glitches = [t for t, txt in events if txt == 'EKF: GPS glitch']
+    check(not glitches, 'no GPS glitch: %d' % len(glitches))
+    if not fulmar_log:
+        return
+    logs = os.path.join(f.dir, 'logs')
+    bins = sorted(x for x in os.listdir(logs) if x.endswith('.BIN')) if os.path.isdir(logs) else []
+    rows = log_rows(fulmar_log, os.path.join(logs, bins[0]), 'XKF4') if bins else []
+    # from a second after it left the hand (airspeed is fused from 7 m/s, on the way there)
+    flying = next((r['t'] for r in truth if r['phase'] == 'air'), 0.0) + 1.0
+    air = [r for r in rows if int(r['TimeUS']) / 1e6 > flying and
+           at(truth, int(r['TimeUS']) / 1e6)['phase'] == 'air']
+    want = EKF_BARO_USED | EKF_MAG_USED | EKF_AIRSPEED_USED
+    fused = [r for r in air if int(r['SS']) & want == want]
+    gated = [r for r in air if max(float(r['SH']), float(r['SM']), float(r['SVT'])) < 1.0]
+    check(len(air) > 3000 and len(fused) == len(air) and len(gated) == len(air),
+          'in the air, XKF4: barometer, compass and airspeed fused in %d of %d records, inside their '
+          'gates in %d (largest test ratios: height %.2f, compass %.2f, airspeed %.2f)' % (
+              len(fused), len(air), len(gated), max((float(r['SH']) for r in air), default=-1),
+              max((float(r['SM']) for r in air), default=-1),
+              max((float(r['SVT']) for r in air), default=-1)))
+
+
 def case_log_download(fulmard, sim, fulmar_log=None):
     """A ground station lists the logs and downloads the one being written, over MAVLink,
     while the plane flies: the bytes are the file's.
@@ -570,11 +641,106 @@ def case_gcs_loss(fulmard, sim, fulmar_log=None):
     check(4.5 <= waited <= 8.0, 'within its timeout')
 
 
+def case_rc_stall(fulmard, sim, fulmar_log=None):
+    """In real time: the simulator stalls (SIGSTOP) for 2.5 s on the ground, in AUTO before
+    the pilot arms, as one starved of the CPU does, and then runs at 40 % for 3 s. Its RC
+    frames stop with everything else, so the RC short failsafe comes (FS_SHORT_TIMEOUT 1.5 s)
+    as it would on a real receiver; when the simulator runs again its time goes on from where
+    it stopped, behind the wall clock, fulmard re-anchors its clock to it and the failsafe
+    clears, as ArduPlane's does when frames return, and stays cleared while the simulator
+    crawls: its frames are judged on its own clock. The estimator keeps its position through
+    it all (no "No position estimate"). Every verdict is an event in order, none a
+    wall-clock bound: a busier host only makes the stall longer. (Before: the failsafe
+    never cleared, and the pilot could never arm.)"""
+    f = Flight(fulmard, sim, 'stall', realtime=True, sim_args=fr.demo_sim_args(), duration=60)
+    f.wait(lambda ev: event_time(ev, 'mode AUTO') is not None, what='AUTO')
+    time.sleep(2)
+    f.sim.send_signal(signal.SIGSTOP)
+    time.sleep(2.5)
+    f.sim.send_signal(signal.SIGCONT)
+    # Then starved for 3 s: it runs 20 ms in every 50, falling behind and skipping ahead
+    # as on a busy host, while its RC frames keep coming on its own clock.
+    for _ in range(60):
+        time.sleep(0.02)
+        f.sim.send_signal(signal.SIGSTOP)
+        time.sleep(0.03)
+        f.sim.send_signal(signal.SIGCONT)
+    f.wait(lambda ev: event_time(ev, 'RC failsafe cleared') is not None, wall_s=30,
+           what='the failsafe to clear')
+    truth, events, _ = f.stop()
+    log = open(f.log, errors='replace').read()
+    texts = [txt for _, txt in events]
+    short = next((i for i, t in enumerate(texts) if t.startswith('RC short failsafe')), None)
+    cleared = next((i for i, t in enumerate(texts) if t == 'RC failsafe cleared'), None)
+    check(short is not None, 'RC short failsafe while the simulator stood still: %s' %
+          (texts[short] if short is not None else None))
+    check(cleared is not None and short is not None and cleared > short,
+          'and cleared once its data flowed again')
+    check('re-anchored' in log, 'the samples\' clock re-anchored to the simulator\'s: %s' %
+          next((ln.strip() for ln in log.split('\n') if 're-anchored' in ln), None))
+    check(texts.count('RC failsafe cleared') == 1 and
+          sum(t.startswith('RC short failsafe') for t in texts) == 1,
+          'one failsafe and one clearing, no flapping')
+    check(not any('No position' in t or 'GPS lost' in t for t in texts),
+          'the estimate kept its position throughout: %s' %
+          ([t for t in texts if 'No position' in t or 'GPS lost' in t] or 'yes'))
+    modes = [t for t in texts if t.startswith('mode ')]
+    check(modes == ['mode MANUAL', 'mode AUTO'], 'AUTO throughout, as the switch says: %s' % modes)
+
+
+def case_realtime_loaded(fulmard, sim, fulmar_log=None):
+    """The demo flight in real time (8 minutes) while `stress-ng --cpu 2` keeps both cores of a
+    2-core host busy: suite 'long' (tools/test --long; meson test hil_realtime_loaded). fulmard has
+    SCHED_FIFO where it may; fulmar-sim does not, so it falls behind and skips ahead, and
+    fulmard re-anchors its clock to it. It must complete the mission and land: three laps,
+    landed, disarmed, motor off, no crash, no RC failsafe, the main loop at 95 % of its
+    400 Hz or more with under 5 % of its loops half a period late. The demo's own bounds
+    (CHECKS['demo_realtime'], what tools/demo --realtime exits on) are printed as figures."""
+    load = None
+    try:
+        load = subprocess.Popen(['stress-ng', '--cpu', '2', '--quiet'], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    except OSError as e:
+        check(False, 'stress-ng --cpu 2 started (%s)' % e)
+        return
+    atexit.register(lambda: load.poll() is None and load.terminate())
+    try:
+        f = Flight(fulmard, sim, 'rtload', realtime=True, sim_args=fr.demo_sim_args(), duration=1200)
+        f.wait(landed, wall_s=900)
+        truth, events, timing = f.stop()
+    finally:
+        load.terminate()
+        load.wait()
+    s = fr.score(truth, fr.load_mission(MISSION), events, 15.0)
+    fr.score_timing(s, timing)
+    print('\n'.join('  ' + ln for ln in fr.summary_text(s, timing).split('\n')))
+    for b in fr.check(s, 'demo_realtime'):
+        print('  (demo_realtime: %s)' % b)
+    sim_log = open(os.path.join(f.dir, 'sim.log'), errors='replace').read()
+    print('  fulmar-sim fell behind real time %d times; fulmard re-anchored %d times' % (
+        sim_log.count('behind real time'), s['reanchors']))
+    check(s['laps'] >= 3 and s['landed'] and s['disarmed_at_end'] and s['motor_off_at_end'] and
+          not s['crashed'], 'completed the mission and landed: %d laps, %s, %s' % (
+              s['laps'], 'landed' if s['landed'] else 'NOT LANDED',
+              'disarmed' if s['disarmed_at_end'] else 'STILL ARMED'))
+    check(s['rc_failsafes'] == 0, 'no RC failsafe: %s' % (s['failsafes'] or 'none'))
+    check(s['main_loop_hz'] is not None and s['main_loop_hz'] >= 380.0 and
+          s['main_late_frac'] is not None and s['main_late_frac'] < 0.05,
+          'main loop %s loops a second (400 configured), %s of them over 1.5x their period' % (
+              s['main_loop_hz'], '%.1f %%' % (100 * s['main_late_frac'])
+              if s['main_late_frac'] is not None else None))
+
+
 CASES = {'sensors': case_sensors, 'demo': case_demo, 'windy': case_windy,
          'gps_loss': case_gps_loss, 'low_battery': case_low_battery, 'rc_loss': case_rc_loss,
          'modes': case_modes, 'gcs_loss': case_gcs_loss, 'log_crash': case_log_crash,
          'determinism': case_determinism, 'log_download': case_log_download,
-         'estimator': case_estimator}
+         'estimator': case_estimator, 'rc_stall': case_rc_stall,
+         'realtime_loaded': case_realtime_loaded,
+         'demo_100hz': lambda d, s, l=None: demo_at_rate(d, s, l, 100, 100),
+         'demo_200hz': lambda d, s, l=None: demo_at_rate(d, s, l, 200, 200),
+         'demo_250hz': lambda d, s, l=None: demo_at_rate(d, s, l, 250, 250),
+         'demo_400hz_fresh': lambda d, s, l=None: demo_at_rate(d, s, l, 400, 200, all_fresh=True)}
 
 
 def main():

@@ -114,15 +114,15 @@ static size_t controls_frame(struct peer *p, uint64_t t_us, const float *c, uint
 static void controls_for(const struct peer *p, uint64_t t_us, float c[16])
 {
 	double t = (double)t_us * 1e-6;
+	/* docs/hil.md: 0 aileron, 1 elevator, 2 rudder, 3 throttle 0..1 */
 	memset(c, 0, 16 * sizeof(float));
-	c[2] = -1.0f;
 	if (strcmp(p->profile, "cruise") == 0) {
 		c[0] = (float)(0.15 * sin(t));
-		c[1] = 0.05f;
-		c[2] = 0.5f;   /* 75 % */
+		c[1] = 0.0625f;
+		c[3] = 0.75f;
 	} else if (strcmp(p->profile, "dive") == 0) {
 		c[1] = -1.0f;
-		c[2] = 1.0f;
+		c[3] = 1.0f;
 	}
 }
 
@@ -139,6 +139,12 @@ static void answer(struct peer *p)
 	if (p->misbehave && a == 60) {
 		float bad[16] = { NAN };
 		n = controls_frame(p, p->last_sensor_us, bad, out);
+		send_bytes(p, out, n);
+	}
+	if (p->misbehave && a == 65) {
+		controls_for(p, 0, c);
+		c[3] = -0.8f;   /* a throttle as -1..1, as the old wire had it */
+		n = controls_frame(p, p->last_sensor_us, c, out);
 		send_bytes(p, out, n);
 	}
 	if (p->misbehave && a == 70 && p->answered_us > 0) {

@@ -194,9 +194,11 @@ def malformed(env):
     r = Run(env, ["--duration", "1", "--truth", truth], ["--misbehave", "--idle", "1"]).wait()
     check(r.rc == 0, "exit status %d" % r.rc)
     c = r.counts()
-    check(c["nonfinite"] == 1 and c["backwards"] == 1 and c["future"] == 1, "counts %s" % c)
+    check(c["nonfinite"] == 1 and c["out_of_range"] == 1 and c["backwards"] == 1 and c["future"] == 1,
+          "counts %s" % c)
     check(c["bad_len"] >= 1 and c["garbage_bytes"] > 0, "parser counts %s" % c)
-    for words in ["non-finite control 1", "went backwards", "from the future", "malformed input"]:
+    for words in ["non-finite controls[0]", "controls[3] = -0.8, outside 0..1", "went backwards",
+                  "from the future", "malformed input"]:
         check(words in r.err, "no line saying '%s'" % words)
     with open(truth) as f:
         check("nan" not in f.read().lower(), "a NaN reached the truth file")

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -320,6 +321,64 @@ static void test_servo_elevon_and_vtail_mixing(void **state)
 	assert_near((r - l) / (2 * g), 0.3, 0.01);
 }
 
+/* The inverses the HIL link sends with: every pulse back to its command, to
+ * the rounding of a microsecond, and exactly at MIN, TRIM and MAX. */
+static void test_servo_pulses_give_back_their_commands(void **state)
+{
+	(void)state;
+	const struct servo_channel_params cs[] = {
+		{ 1100, 1500, 1900, 0, SERVO_FUNC_AILERON },
+		{ 1100, 1500, 1900, 1, SERVO_FUNC_AILERON },
+		{ 1000, 1620, 1900, 0, SERVO_FUNC_ELEVATOR },    /* trim off centre */
+		{ 982, 1411, 2050, 1, SERVO_FUNC_RUDDER },
+	};
+	for (size_t k = 0; k < sizeof(cs) / sizeof(cs[0]); k++) {
+		const struct servo_channel_params *c = &cs[k];
+		float span = fminf(c->servo_max - c->servo_trim, c->servo_trim - c->servo_min);
+		for (int i = -20; i <= 20; i++) {
+			float v = (float)i / 20.0f, back = 99.0f;
+			assert_int_equal(servo_surface_of_pwm(c, servo_pwm_surface(c, v), &back), 0);
+			assert_near(back, v, 0.5 / (double)span + 1e-6);
+		}
+		float v = 99.0f;
+		bool rev = c->servo_reversed > 0.5f;
+		assert_int_equal(servo_surface_of_pwm(c, (uint16_t)c->servo_min, &v), 0);
+		assert_true(v == (rev ? 1.0f : -1.0f));
+		assert_int_equal(servo_surface_of_pwm(c, (uint16_t)c->servo_max, &v), 0);
+		assert_true(v == (rev ? -1.0f : 1.0f));
+		assert_int_equal(servo_surface_of_pwm(c, (uint16_t)c->servo_trim, &v), 0);
+		assert_true(v == 0.0f && !signbit(v));
+	}
+	struct servo_channel_params t = { 1100, 1100, 1900, 0, SERVO_FUNC_THROTTLE };
+	float x = 99.0f;
+	assert_int_equal(servo_throttle_of_pwm(&t, 1100, &x), 0);
+	assert_true(x == 0.0f);
+	assert_int_equal(servo_throttle_of_pwm(&t, 1900, &x), 0);
+	assert_true(x == 1.0f);
+	assert_int_equal(servo_throttle_of_pwm(&t, 1300, &x), 0);
+	assert_true(x == 0.25f);
+	t.servo_reversed = 1;
+	assert_int_equal(servo_throttle_of_pwm(&t, 1900, &x), 0);
+	assert_true(x == 0.0f);
+	assert_int_equal(servo_throttle_of_pwm(&t, servo_pwm_throttle(&t, 0.3f), &x), 0);
+	assert_near(x, 0.3, 0.5 / 800 + 1e-6);
+	/* Outside MIN..MAX, or a range that cannot be: refused, *out untouched. */
+	x = 42.0f;
+	assert_int_equal(servo_throttle_of_pwm(&t, 1099, &x), -ERANGE);
+	assert_int_equal(servo_surface_of_pwm(&cs[0], 1901, &x), -ERANGE);
+	struct servo_channel_params bad = { 1900, 1500, 1100, 0, SERVO_FUNC_AILERON };
+	assert_int_equal(servo_surface_of_pwm(&bad, 1500, &x), -EINVAL);
+	bad = (struct servo_channel_params){ 1100, 1950, 1900, 0, SERVO_FUNC_AILERON };
+	assert_int_equal(servo_surface_of_pwm(&bad, 1500, &x), -EINVAL);
+	bad = (struct servo_channel_params){ 1500, 1500, 1500, 0, SERVO_FUNC_THROTTLE };
+	assert_int_equal(servo_throttle_of_pwm(&bad, 1500, &x), -EINVAL);
+	bad = (struct servo_channel_params){ NAN, 1500, 1900, 0, SERVO_FUNC_AILERON };
+	assert_int_equal(servo_surface_of_pwm(&bad, 1500, &x), -EINVAL);
+	bad = (struct servo_channel_params){ 1100, 1500, INFINITY, 0, SERVO_FUNC_THROTTLE };
+	assert_int_equal(servo_throttle_of_pwm(&bad, 1500, &x), -EINVAL);
+	assert_true(x == 42.0f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_servo_pulse_ranges_trim_and_reversal),
 		cmocka_unit_test(test_servo_default_channel_map_and_throttle_slew),
 		cmocka_unit_test(test_servo_elevon_and_vtail_mixing),
+		cmocka_unit_test(test_servo_pulses_give_back_their_commands),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -311,6 +311,9 @@ struct synth {
 	double t;               /* seconds from start */
 	uint64_t t0_us;
 	double gps_delay_s;
+	uint64_t imu_us;        /* the IMU's interval (1 ms) */
+	uint64_t gps_us;        /* the GPS's (200 ms) */
+	bool all_fresh;         /* baro, compass and airspeed with every IMU sample, as some simulators send them */
 	bool no_gps, no_mag, no_baro;
 	double gps_offset_n;
 	uint32_t rng;
@@ -332,6 +335,8 @@ static void synth_init(struct synth *s, traj_fn fn, const void *arg, const struc
 	s->arg = arg;
 	s->t0_us = 5000000;
 	s->gps_delay_s = 0.15;
+	s->imu_us = 1000;
+	s->gps_us = 200000;
 }
 
 static void cfg_default(struct estim_config *c)
@@ -348,17 +353,25 @@ static void mag_earth(double m[3])
 	m[2] = FIELD_GAUSS * sin(i);
 }
 
-/* Run the trajectory for dur seconds at 1 kHz with every sensor. */
+/* A sensor of this period is due: the first IMU sample at or after each multiple of it. */
+static bool due_at(const struct synth *s, uint64_t us, uint64_t period_us)
+{
+	return s->all_fresh || us % period_us < s->imu_us;
+}
+
+/* Run the trajectory for dur seconds with every sensor: the IMU at its
+ * interval (1 kHz unless set), baro and airspeed at 50 Hz, compass at
+ * 100 Hz, GPS at 5 Hz (or all three slow ones with every IMU sample). */
 static void synth_run(struct synth *s, double dur)
 {
-	long n = lround(dur * 1000);
+	long n = lround(dur * 1e6 / (double)s->imu_us);
 	for (long k = 0; k < n; k++) {
-		s->t += 0.001;
-		long ms = lround(s->t * 1000);
-		uint64_t t_us = s->t0_us + (uint64_t)ms * 1000;
+		s->t += (double)s->imu_us * 1e-6;
+		uint64_t us = (uint64_t)llround(s->t * 1e6);
+		uint64_t t_us = s->t0_us + us;
 		struct truth tr;
-		/* the IMU reports the average over its last millisecond */
-		s->fn(s->t - 0.0005, s->arg, &tr);
+		/* the IMU reports the average over its last interval */
+		s->fn(s->t - 0.5e-6 * (double)s->imu_us, s->arg, &tr);
 		struct imu_sample is = { .t_us = t_us };
 		for (int i = 0; i < 3; i++) {
 			is.gyro_rad_s[i] = (float)(tr.w_body[i] + 1e-5 * dither(&s->rng));
@@ -368,11 +381,11 @@ static void synth_run(struct synth *s, double dur)
 		s->fn(s->t, s->arg, &tr);
 		double h = ALT0 - tr.pos[2];
 		float p = (float)(101325.0 * pow(1.0 - h / 44330.77, 1.0 / 0.190263));
-		if (ms % 20 == 0 && !s->no_baro) {
+		if (due_at(s, us, 20000) && !s->no_baro) {
 			struct baro_sample b = { t_us, p, 15.0f };
 			estim_push_baro(&s->e, &b);
 		}
-		if (ms % 10 == 0 && !s->no_mag) {
+		if (due_at(s, us, 10000) && !s->no_mag) {
 			double me[3], mb[3];
 			mag_earth(me);
 			rot_ned_to_body(tr.q, me, mb);
@@ -381,12 +394,12 @@ static void synth_run(struct synth *s, double dur)
 				m.field_ut[i] = (float)(mb[i] * 100.0);
 			estim_push_mag(&s->e, &m);
 		}
-		if (ms % 20 == 0 && tr.airspeed > 0) {
+		if (due_at(s, us, 20000) && tr.airspeed > 0) {
 			double rho = D(p) / (287.05 * 288.15);
 			struct airspeed_sample a = { t_us, (float)(0.5 * rho * tr.airspeed * tr.airspeed), 15.0f };
 			estim_push_airspeed(&s->e, &a);
 		}
-		if (ms % 200 == 0 && !s->no_gps && s->t > s->gps_delay_s) {
+		if (us % s->gps_us < s->imu_us && !s->no_gps && s->t > s->gps_delay_s) {
 			struct truth g;
 			s->fn(s->t - s->gps_delay_s, s->arg, &g);
 			struct gps_fix f;
@@ -530,6 +543,193 @@ static void test_estim_tracks_a_coordinated_turn(void **state)
 	estim_init(&s.e, &c);
 	synth_run(&s, 4.0);
 	assert_false(estim_health(&s.e) & ESTIM_H_ALIGNED);
+}
+
+/* The coordinated turn with the IMU at hz (and the slow sensors with every
+ * IMU sample when all_fresh): when the filter aligned, and its worst errors
+ * over 30 s of the turn. */
+struct rate_run {
+	double aligned_s;       /* from the first sample */
+	double att, yaw, pos, vel;
+	struct estim_status es;
+};
+
+static void turn_at_rate(double hz, bool all_fresh, float gps_delay_ms, struct rate_run *r)
+{
+	static struct synth s;
+	struct estim_config c;
+	cfg_default(&c);
+	c.gps_delay_ms = gps_delay_ms;
+	turn_table_build();
+	synth_init(&s, traj_turn, NULL, &c);
+	s.imu_us = (uint64_t)llround(1e6 / hz);
+	s.all_fresh = all_fresh;
+	s.gps_delay_s = D(gps_delay_ms) * 1e-3;
+	memset(r, 0, sizeof(*r));
+	while (!(estim_health(&s.e) & ESTIM_H_ALIGNED) && s.t < TURN_T0)
+		synth_run(&s, 0.01);
+	r->aligned_s = s.t;
+	synth_run(&s, TURN_T0 - s.t);
+	for (int i = 0; i < 300; i++) {
+		double ea, ey, ep, ev;
+		synth_run(&s, 0.1);
+		synth_errors(&s, &ea, &ey, &ep, &ev);
+		r->att = fmax(r->att, ea);
+		r->yaw = fmax(r->yaw, ey);
+		r->pos = fmax(r->pos, ep);
+		r->vel = fmax(r->vel, ev);
+	}
+	estim_get_status(&s.e, &r->es);
+}
+
+/* The IMU at any rate from 50 to 2000 Hz: each sample integrated over the
+ * true interval from the time stamps, so alignment takes its second whatever
+ * the rate and the turn is flown as well at 50 Hz as at 2 kHz (an IMU slower
+ * than the filter's 200 Hz makes a step of every sample). */
+static void test_estim_integrates_any_imu_rate_by_its_time_stamps(void **state)
+{
+	static const double rates[] = { 50, 100, 200, 250, 400, 1000, 2000 };
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		struct rate_run r;
+		turn_at_rate(rates[i], false, 150.0f, &r);
+		print_message("IMU at %4.0f Hz: aligned after %.2f s; 30 s in the turn: worst attitude %.3f yaw %.3f deg, "
+			      "position %.3f m, velocity %.3f m/s; %u filter steps, %u gaps\n", rates[i], r.aligned_s,
+			      r.att, r.yaw, r.pos, r.vel, r.es.count.steps, r.es.count.imu_gaps);
+		assert_true(r.aligned_s < 1.2);
+		assert_true(r.att < 0.3 && r.yaw < 0.5 && r.pos < 0.5 && r.vel < 0.15);
+		assert_int_equal(r.es.count.imu_gaps, 0);
+		assert_true(r.es.health & ESTIM_H_CONVERGED);
+	}
+}
+
+/* A simulator that marks every field fresh in every message: baro, compass
+ * and airspeed at the IMU's rate are averaged down to 50, 100 and 50 Hz, so
+ * none overflows its buffer behind the delayed horizon and all are fused --
+ * also behind the longest horizon, 300 ms. */
+static void test_estim_takes_slow_sensors_at_their_own_rate_when_every_sample_is_fresh(void **state)
+{
+	static const struct { double hz; float delay_ms; } runs[] = { { 400, 150 }, { 1000, 150 }, { 1000, 300 } };
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct rate_run r;
+		turn_at_rate(runs[i].hz, true, runs[i].delay_ms, &r);
+		const struct estim_innov *in = r.es.innov;
+		double t = TURN_T0 + 30.0 - r.aligned_s;
+		print_message("every field fresh at %4.0f Hz, GPS delay %3.0f ms: fused per second: baro %.1f, compass %.1f, "
+			      "airspeed %.1f; %u averaged in, %u dropped; worst attitude %.3f yaw %.3f deg, position %.3f m\n",
+			      runs[i].hz, D(runs[i].delay_ms), in[ESTIM_BARO].fused / t, in[ESTIM_MAG].fused / t,
+			      in[ESTIM_TAS].fused / t, r.es.count.obs_averaged, r.es.count.obs_dropped, r.att, r.yaw,
+			      r.pos);
+		assert_int_equal(r.es.count.obs_dropped, 0);
+		assert_true(in[ESTIM_BARO].fused / t > 45 && in[ESTIM_BARO].fused / t < 51);
+		/* the compass at 100 Hz, or what 28 entries hold of the horizon (300 ms: 93 Hz) */
+		assert_true(in[ESTIM_MAG].fused / t > 85 && in[ESTIM_MAG].fused / t < 101);
+		assert_true(in[ESTIM_TAS].fused / t > 45 && in[ESTIM_TAS].fused / t < 51);
+		uint32_t used = ESTIM_H_BARO_USED | ESTIM_H_MAG_USED | ESTIM_H_AIRSPEED_USED;
+		assert_int_equal(r.es.health & used, used);
+		assert_true(r.att < 0.3 && r.yaw < 0.5 && r.pos < 0.5 && r.vel < 0.15);
+	}
+}
+
+/* A gap: the stamps jump 60 ms while the source's own time moves one
+ * interval. The sample is held for one interval, not 60 ms, and the gap
+ * counted. Then a pause the source says it made (a real-time simulator's
+ * 1.5 s stall, its clock re-anchored): none of its time passed, so nothing
+ * is older for it: GPS stays in use and the position valid, without a reset,
+ * and it is no gap. Without the word, the same jump loses GPS for a moment. */
+static void test_estim_counts_a_gap_and_holds_the_sample_one_interval(void **state)
+{
+	static struct synth s;
+	struct estim_config c;
+	cfg_default(&c);
+	synth_init(&s, traj_turntable, NULL, &c);
+	struct rest_arg a = { 0, 0, 0 };
+	s.fn = traj_rest;
+	s.arg = &a;
+	synth_run(&s, 2.0);
+	s.fn = traj_turntable;
+	s.arg = NULL;
+	s.t = 0;
+	s.t0_us += 2000000;
+	synth_run(&s, 5.0);
+	double ea0, ey0, ep, ev;
+	synth_errors(&s, &ea0, &ey0, &ep, &ev);
+	s.t0_us += 60000;
+	synth_run(&s, 0.05);
+	double ea, ey;
+	synth_errors(&s, &ea, &ey, &ep, &ev);
+	struct estim_status es;
+	estim_get_status(&s.e, &es);
+	print_message("a 60 ms jump of the stamps at 20 deg/s: %u gap; heading error %.3f deg just after (%.3f before)\n",
+		      es.count.imu_gaps, ey, ey0);
+	assert_int_equal(es.count.imu_gaps, 1);
+	assert_true(ey < ey0 + 0.1);
+	uint32_t resets = es.count.pos_resets + es.count.vel_resets + es.count.yaw_resets;
+	unsigned int lapses[2] = { 0, 0 };
+	for (int said = 1; said >= 0; said--) {
+		/* just after a GPS fix, so that none is due when the horizon crosses the jump */
+		synth_run(&s, 0.2 - fmod(s.t, 0.2) + 0.002);
+		s.t0_us += 1500000;
+		if (said)
+			estim_source_paused(&s.e, 1500000);
+		for (int k = 0; k < 100; k++) {
+			synth_run(&s, 0.01);
+			struct vehicle_state vs;
+			estim_get_state(&s.e, &vs);
+			if (!(estim_health(&s.e) & ESTIM_H_GPS_USED) || !(vs.valid & VEHICLE_POSITION_VALID))
+				lapses[said]++;
+		}
+		synth_errors(&s, &ea, &ey, &ep, &ev);
+		estim_get_status(&s.e, &es);
+		print_message("a 1.5 s jump%s: %u gaps in all; %u of 100 checks over the next second without GPS in "
+			      "use or a valid position; heading error %.3f deg, position %.3f m after\n",
+			      said ? " the source says was a pause" : ", unexplained", es.count.imu_gaps, lapses[said],
+			      ey, ep);
+		if (said) {
+			assert_int_equal(es.count.imu_gaps, 1);
+			assert_int_equal(lapses[1], 0);
+			assert_int_equal(es.count.pos_resets + es.count.vel_resets + es.count.yaw_resets, resets);
+			assert_true(ey < ey0 + 0.1 && ep < 0.5);
+		}
+	}
+	assert_int_equal(es.count.imu_gaps, 2);
+	assert_true(lapses[0] > 0);
+}
+
+/* GPS from 1 to 10 Hz behind up to ArduPilot's largest GPS_DELAY_MS: used
+ * without a break (at 1 Hz a fix is a second old before the next: not lost),
+ * the position where the vehicle is now. */
+static void test_estim_uses_gps_from_1_to_10_hz_at_its_delay(void **state)
+{
+	static const struct { uint64_t period_us; double delay_s; } runs[] = {
+		{ 1000000, 0.25 }, { 200000, 0.25 }, { 100000, 0.25 }, { 100000, 0.0 },
+	};
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		static struct synth s;
+		struct estim_config c;
+		cfg_default(&c);
+		c.gps_delay_ms = (float)(runs[i].delay_s * 1000.0);
+		c.use_airspeed = false;
+		c.use_beta = false;
+		struct line_arg la = { 15 };
+		synth_init(&s, traj_line, &la, &c);
+		s.gps_us = runs[i].period_us;
+		s.gps_delay_s = runs[i].delay_s;
+		synth_run(&s, 10.0);
+		unsigned int breaks = 0;
+		double worst = 0;
+		for (int k = 0; k < 200; k++) {
+			synth_run(&s, 0.05);
+			if (!(estim_health(&s.e) & ESTIM_H_GPS_USED) || !estim_is_converged(&s.e))
+				breaks++;
+			double ea, ey, ep, ev;
+			synth_errors(&s, &ea, &ey, &ep, &ev);
+			worst = fmax(worst, ep);
+		}
+		print_message("GPS at %4.1f Hz, %3.0f ms late: %u of 200 checks without it in use; worst position error %.3f m\n",
+			      1e6 / (double)runs[i].period_us, runs[i].delay_s * 1000.0, breaks, worst);
+		assert_int_equal(breaks, 0);
+		assert_true(worst < 0.5);
+	}
 }
 
 /* The delayed horizon: with the right GPS delay the published position is
@@ -796,6 +996,10 @@ int main(void)
 		cmocka_unit_test(test_estim_aligns_tilt_and_heading_at_rest),
 		cmocka_unit_test(test_estim_tracks_a_turntable),
 		cmocka_unit_test(test_estim_tracks_a_coordinated_turn),
+		cmocka_unit_test(test_estim_integrates_any_imu_rate_by_its_time_stamps),
+		cmocka_unit_test(test_estim_takes_slow_sensors_at_their_own_rate_when_every_sample_is_fresh),
+		cmocka_unit_test(test_estim_counts_a_gap_and_holds_the_sample_one_interval),
+		cmocka_unit_test(test_estim_uses_gps_from_1_to_10_hz_at_its_delay),
 		cmocka_unit_test(test_estim_fuses_gps_at_its_measurement_time),
 		cmocka_unit_test(test_estim_gps_fusion_follows_the_kalman_gain_and_gates_jumps),
 		cmocka_unit_test(test_estim_baro_rebases_when_it_disagrees_with_gps_height),

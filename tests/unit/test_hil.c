@@ -28,6 +28,7 @@
 
 static struct sensor_hub hub;
 static struct hil hil;
+static struct servo_params servo;   /* servo_params_default's: set in main() */
 
 struct sim {
 	struct udp_sock *sock;
@@ -118,7 +119,7 @@ static void sim_connect(struct sim *s)
 	sim_open(s, &spec);
 	sensors_init(&hub, 1000, 250, NULL, NULL);
 	assert_int_equal(hil_open(&hil, &spec, &hub, true, err, sizeof(err)), 0);
-	assert_int_equal(hil_send_outputs(&hil, false), 0);
+	assert_int_equal(hil_send_outputs(&hil, false, &servo), 0);
 	uint8_t p[255];
 	size_t len;
 	sim_expect(s, MAVLINK_MSG_ID_HEARTBEAT, p, &len);
@@ -211,7 +212,7 @@ static void test_hil_sensor_steps_reach_the_hub_in_si_units(void **state)
 	udp_close(s.sock);
 }
 
-static void test_hil_outputs_reach_the_simulator_normalised(void **state)
+static void test_hil_outputs_reach_the_simulator_by_function(void **state)
 {
 	struct sim s;
 	sim_connect(&s);
@@ -220,24 +221,234 @@ static void test_hil_outputs_reach_the_simulator_normalised(void **state)
 	assert_int_equal(receive_all(), 1);
 	struct rcout *out = hil_rcout(&hil);
 	assert_int_equal(rcout_channels(out), HIL_CHANNELS);
-	assert_int_equal(rcout_write(out, 0, 2000), 0);
-	assert_int_equal(rcout_write(out, 2, 1000), 0);
-	assert_int_equal(rcout_write(out, 3, 1250), 0);
+	/* ArduPlane's default map: 1 aileron, 2 elevator, 3 throttle, 4 rudder */
+	assert_int_equal(rcout_write(out, 0, 1900), 0);
+	assert_int_equal(rcout_write(out, 2, 1500), 0);
+	assert_int_equal(rcout_write(out, 3, 1300), 0);
 	assert_int_equal(rcout_write(out, 2, 3000), -EINVAL);
 	assert_int_equal(rcout_write(out, HIL_CHANNELS, 1500), -EINVAL);
-	assert_int_equal(hil_send_outputs(&hil, true), 0);
+	assert_int_equal(hil_send_outputs(&hil, true, &servo), 0);
 	uint8_t p[255];
 	size_t len;
 	sim_expect(&s, MAVLINK_MSG_ID_HIL_ACTUATOR_CONTROLS, p, &len);
 	struct mavlink_hil_actuator_controls m;
 	mavlink_hil_actuator_controls_unpack(p, len, &m);
 	assert_int_equal(m.time_usec, 2500);
-	assert_true(m.controls[0] == 1.0f && m.controls[2] == -1.0f && m.controls[3] == -0.5f);
+	assert_true(m.controls[HIL_CTL_AILERON] == 1.0f);       /* SERVO1_MAX */
+	assert_true(m.controls[HIL_CTL_RUDDER] == -0.5f);       /* channel 4, half way to MIN */
+	assert_true(m.controls[HIL_CTL_THROTTLE] == 0.5f);      /* 1500 of 1100..1900 */
 	assert_int_equal(m.mode & 128, 128);
 	assert_int_equal(m.flags & 1, 1);
-	/* Channel 2 was never driven: no pulses, flagged so (docs/hil.md). */
-	assert_true(m.flags & (1ull << 33));
-	assert_false(m.flags & (1ull << 32));
+	/* The elevator (channel 2) was never driven, and nothing drives the mixed
+	 * surfaces or the indices past them: no pulses, flagged so (docs/hil.md). */
+	assert_true(m.controls[HIL_CTL_ELEVATOR] == 0.0f);
+	assert_true(m.flags & HIL_FLAG_NO_PULSES(HIL_CTL_ELEVATOR));
+	for (int i = HIL_CTL_ELEVON_LEFT; i < HIL_CONTROLS; i++)
+		assert_true(m.controls[i] == 0.0f && (m.flags & HIL_FLAG_NO_PULSES(i)));
+	assert_false(m.flags & (HIL_FLAG_NO_PULSES(HIL_CTL_AILERON) | HIL_FLAG_NO_PULSES(HIL_CTL_RUDDER) |
+				HIL_FLAG_NO_PULSES(HIL_CTL_THROTTLE)));
+	/* Disarmed, the same pulses: the motor off, exactly; the surfaces as they were. */
+	assert_int_equal(hil_send_outputs(&hil, false, &servo), 0);
+	sim_expect(&s, MAVLINK_MSG_ID_HIL_ACTUATOR_CONTROLS, p, &len);
+	mavlink_hil_actuator_controls_unpack(p, len, &m);
+	assert_true(m.controls[HIL_CTL_THROTTLE] == 0.0f && !signbit(m.controls[HIL_CTL_THROTTLE]));
+	assert_false(m.flags & HIL_FLAG_NO_PULSES(HIL_CTL_THROTTLE));
+	assert_true(m.controls[HIL_CTL_AILERON] == 1.0f && m.controls[HIL_CTL_RUDDER] == -0.5f);
+	assert_int_equal(m.mode & 128, 0);
+	assert_int_equal(hil.stats.outputs_refused, 0);
+	hil_close(&hil);
+	udp_close(s.sock);
+}
+
+/* The default channel map's pulses; 0 for the channels past it. */
+static void default_pulses(uint16_t us[HIL_CHANNELS], uint16_t ail, uint16_t elev, uint16_t thr,
+			   uint16_t rud)
+{
+	memset(us, 0, HIL_CHANNELS * sizeof(us[0]));
+	us[0] = ail;
+	us[1] = elev;
+	us[2] = thr;
+	us[3] = rud;
+}
+
+static void test_hil_throttle_is_0_at_min_1_at_max_and_0_disarmed(void **state)
+{
+	uint16_t us[HIL_CHANNELS];
+	struct hil_controls c;
+	/* SERVO3 1100..1900, the default: MIN is no thrust, not 10 % */
+	default_pulses(us, 1500, 1500, 1100, 1500);
+	hil_controls_from_outputs(&servo, us, true, &c);
+	assert_true(c.controls[HIL_CTL_THROTTLE] == 0.0f);
+	default_pulses(us, 1500, 1500, 1900, 1500);
+	hil_controls_from_outputs(&servo, us, true, &c);
+	assert_true(c.controls[HIL_CTL_THROTTLE] == 1.0f);
+	/* the demonstration's ESC range, 1000..2000 */
+	struct servo_params p = servo;
+	p.ch[2].servo_min = p.ch[2].servo_trim = 1000;
+	p.ch[2].servo_max = 2000;
+	default_pulses(us, 1500, 1500, 1000, 1500);
+	hil_controls_from_outputs(&p, us, true, &c);
+	assert_true(c.controls[HIL_CTL_THROTTLE] == 0.0f);
+	default_pulses(us, 1500, 1500, 1750, 1500);
+	hil_controls_from_outputs(&p, us, true, &c);
+	assert_true(c.controls[HIL_CTL_THROTTLE] == 0.75f);
+	/* disarmed: 0 exactly, whatever the pulse says */
+	for (uint16_t pwm = 1000; pwm <= 2000; pwm += 50) {
+		default_pulses(us, 1500, 1500, pwm, 1500);
+		hil_controls_from_outputs(&p, us, false, &c);
+		assert_true(c.controls[HIL_CTL_THROTTLE] == 0.0f);
+		assert_false(c.flags & HIL_FLAG_NO_PULSES(HIL_CTL_THROTTLE));
+	}
+	/* a reversed throttle: MAX is off */
+	p.ch[2].servo_reversed = 1;
+	default_pulses(us, 1500, 1500, 2000, 1500);
+	hil_controls_from_outputs(&p, us, true, &c);
+	assert_true(c.controls[HIL_CTL_THROTTLE] == 0.0f);
+	default_pulses(us, 1500, 1500, 1000, 1500);
+	hil_controls_from_outputs(&p, us, true, &c);
+	assert_true(c.controls[HIL_CTL_THROTTLE] == 1.0f);
+	/* an ESC without pulses: flagged, and 0 */
+	default_pulses(us, 1500, 1500, 0, 1500);
+	hil_controls_from_outputs(&p, us, true, &c);
+	assert_true(c.controls[HIL_CTL_THROTTLE] == 0.0f);
+	assert_true(c.flags & HIL_FLAG_NO_PULSES(HIL_CTL_THROTTLE));
+	assert_int_equal(c.refused, 0);
+}
+
+static void test_hil_surfaces_follow_min_trim_max_and_reversal(void **state)
+{
+	uint16_t us[HIL_CHANNELS];
+	struct hil_controls c;
+	struct servo_params p = servo;
+	/* SERVO1_REVERSED: the servo moves the other way; the command is the same */
+	p.ch[0].servo_reversed = 1;
+	default_pulses(us, 1100, 1500, 1100, 1500);
+	hil_controls_from_outputs(&p, us, true, &c);
+	assert_true(c.controls[HIL_CTL_AILERON] == 1.0f);      /* rolls right */
+	default_pulses(us, 1700, 1500, 1100, 1500);
+	hil_controls_from_outputs(&p, us, true, &c);
+	assert_true(c.controls[HIL_CTL_AILERON] == -0.5f);
+	/* SERVO2_TRIM off centre (1600 in 1000..1900): each side to its own end */
+	p.ch[1].servo_min = 1000;
+	p.ch[1].servo_trim = 1600;
+	p.ch[1].servo_max = 1900;
+	const struct { uint16_t us; float v; } elev[] = {
+		{ 1600, 0.0f }, { 1000, -1.0f }, { 1900, 1.0f }, { 1300, -0.5f }, { 1750, 0.5f },
+	};
+	for (size_t i = 0; i < sizeof(elev) / sizeof(elev[0]); i++) {
+		default_pulses(us, 1500, elev[i].us, 1100, 1500);
+		hil_controls_from_outputs(&p, us, true, &c);
+		assert_true(c.controls[HIL_CTL_ELEVATOR] == elev[i].v);
+	}
+	/* what the mixer sends comes back as the commands it was given */
+	struct servo sv;
+	servo_init(&sv);
+	uint16_t pwm[SERVO_CHANNELS];
+	struct ctl_surfaces u = { 0.3f, -0.7f, 0.45f };
+	servo_output(&sv, &p, &u, 0.6f, 0.02f, pwm);
+	memset(us, 0, sizeof(us));
+	memcpy(us, pwm, sizeof(pwm));
+	hil_controls_from_outputs(&p, us, true, &c);
+	assert_float_equal(c.controls[HIL_CTL_AILERON], 0.3, 0.5 / 400);
+	assert_float_equal(c.controls[HIL_CTL_ELEVATOR], -0.7, 0.5 / 600);
+	assert_float_equal(c.controls[HIL_CTL_RUDDER], 0.45, 0.5 / 400);
+	assert_float_equal(c.controls[HIL_CTL_THROTTLE], 0.6, 0.5 / 800);
+	assert_int_equal(c.refused, 0);
+}
+
+/* A flying wing and a V-tail: their surfaces by function, not channel 1 as an
+ * aileron; and a second channel with a function already taken changes nothing. */
+static void test_hil_elevons_and_vtails_reach_the_simulator_as_surfaces(void **state)
+{
+	struct servo_params p = servo;
+	p.ch[0].servo_function = SERVO_FUNC_ELEVON_LEFT;
+	p.ch[1].servo_function = SERVO_FUNC_ELEVON_RIGHT;
+	p.ch[1].servo_reversed = 1;                 /* the right servo mounted mirrored */
+	p.ch[3].servo_function = SERVO_FUNC_VTAIL_LEFT;
+	p.ch[4].servo_function = SERVO_FUNC_VTAIL_RIGHT;
+	p.ch[5].servo_function = SERVO_FUNC_THROTTLE;
+	p.ch[5].servo_min = p.ch[5].servo_trim = 1000;
+	p.ch[5].servo_max = 2000;
+	struct servo sv;
+	servo_init(&sv);
+	uint16_t pwm[SERVO_CHANNELS], us[HIL_CHANNELS];
+	struct ctl_surfaces u = { 0.4f, 0.2f, -0.3f };
+	servo_output(&sv, &p, &u, 0.5f, 0.02f, pwm);
+	memset(us, 0, sizeof(us));
+	memcpy(us, pwm, sizeof(pwm));
+	struct hil_controls c;
+	hil_controls_from_outputs(&p, us, true, &c);
+	double g = (double)p.mixing_gain;
+	assert_float_equal(c.controls[HIL_CTL_ELEVON_LEFT], (g * (0.2 - 0.4)), 0.5 / 400);
+	assert_float_equal(c.controls[HIL_CTL_ELEVON_RIGHT], (g * (0.2 + 0.4)), 0.5 / 400);
+	assert_float_equal(c.controls[HIL_CTL_VTAIL_LEFT], (g * (0.2 + 0.3)), 0.5 / 400);
+	assert_float_equal(c.controls[HIL_CTL_VTAIL_RIGHT], (g * (0.2 - 0.3)), 0.5 / 400);
+	/* both throttles (channels 3 and 6) say 0.5: the first is sent */
+	assert_float_equal(c.controls[HIL_CTL_THROTTLE], 0.5, 0.5 / 800);
+	/* no aileron, elevator or rudder channel: nothing there, and flagged */
+	for (int i = HIL_CTL_AILERON; i <= HIL_CTL_RUDDER; i++)
+		assert_true(c.controls[i] == 0.0f && (c.flags & HIL_FLAG_NO_PULSES(i)));
+	for (int i = HIL_CTL_ELEVON_LEFT; i <= HIL_CTL_VTAIL_RIGHT; i++)
+		assert_false(c.flags & HIL_FLAG_NO_PULSES(i));
+	assert_int_equal(c.refused, 0);
+}
+
+/* What cannot be normalised is never sent: counted, and the control goes as
+ * "no pulses" (the simulator holds the surface, stops the motor). */
+static void test_hil_refuses_outputs_it_cannot_normalise(void **state)
+{
+	uint16_t us[HIL_CHANNELS];
+	struct hil_controls c;
+	struct servo_params p = servo;
+	default_pulses(us, 2100, 1500, 1500, 1500);    /* past SERVO1_MAX */
+	hil_controls_from_outputs(&p, us, true, &c);
+	assert_int_equal(c.refused, 1);
+	assert_int_equal(c.refused_ch, 1);
+	assert_int_equal(c.refused_us, 2100);
+	assert_true(c.controls[HIL_CTL_AILERON] == 0.0f && (c.flags & HIL_FLAG_NO_PULSES(HIL_CTL_AILERON)));
+	/* a range that cannot be: MIN above MAX, a trim outside, NaN, infinity */
+	p.ch[1].servo_min = NAN;
+	p.ch[2].servo_min = 1900;
+	p.ch[2].servo_max = 1100;
+	p.ch[3].servo_trim = 2000;
+	p.ch[0].servo_max = INFINITY;
+	default_pulses(us, 1500, 1500, 1500, 1500);
+	hil_controls_from_outputs(&p, us, true, &c);
+	assert_int_equal(c.refused, 4);
+	for (int i = 0; i < HIL_CTL_ELEVON_LEFT; i++)
+		assert_true(c.controls[i] == 0.0f && (c.flags & HIL_FLAG_NO_PULSES(i)));
+	/* a function that is no number: that channel drives nothing */
+	p = servo;
+	p.ch[0].servo_function = NAN;
+	hil_controls_from_outputs(&p, us, true, &c);
+	assert_true(c.flags & HIL_FLAG_NO_PULSES(HIL_CTL_AILERON));
+	/* the same through the link: counted, said once, every value finite and in range */
+	struct sim s;
+	sim_connect(&s);
+	add_sensor(&s, 1000, 0x3F, 0);
+	sim_send(&s);
+	assert_int_equal(receive_all(), 1);
+	struct rcout *out = hil_rcout(&hil);
+	p = servo;
+	p.ch[2].servo_max = NAN;
+	assert_int_equal(rcout_write(out, 0, 2200), 0);
+	assert_int_equal(rcout_write(out, 1, 1500), 0);
+	assert_int_equal(rcout_write(out, 2, 1700), 0);
+	assert_int_equal(rcout_write(out, 3, 1500), 0);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(hil_send_outputs(&hil, true, &p), 0);
+		uint8_t pl[255];
+		size_t len;
+		sim_expect(&s, MAVLINK_MSG_ID_HIL_ACTUATOR_CONTROLS, pl, &len);
+		struct mavlink_hil_actuator_controls m;
+		mavlink_hil_actuator_controls_unpack(pl, len, &m);
+		for (int i = 0; i < HIL_CONTROLS; i++)
+			assert_true(isfinite(m.controls[i]) && fabsf(m.controls[i]) <= 1.0f);
+		assert_true(m.flags & HIL_FLAG_NO_PULSES(HIL_CTL_AILERON));
+		assert_true(m.flags & HIL_FLAG_NO_PULSES(HIL_CTL_THROTTLE));
+		assert_false(m.flags & HIL_FLAG_NO_PULSES(HIL_CTL_ELEVATOR));
+	}
+	assert_int_equal(hil.stats.outputs_refused, 4);
 	hil_close(&hil);
 	udp_close(s.sock);
 }
@@ -297,7 +508,7 @@ static void test_hil_real_time_keeps_the_spacing_of_samples_that_arrive_together
 	sim_open(&s, &spec);
 	sensors_init(&hub, 1000, 250, NULL, NULL);
 	assert_int_equal(hil_open(&hil, &spec, &hub, false, err, sizeof(err)), 0);
-	assert_int_equal(hil_send_outputs(&hil, false), 0);
+	assert_int_equal(hil_send_outputs(&hil, false, &servo), 0);
 	uint8_t p[255];
 	size_t len;
 	sim_expect(&s, MAVLINK_MSG_ID_HEARTBEAT, p, &len);
@@ -322,12 +533,156 @@ static void test_hil_real_time_keeps_the_spacing_of_samples_that_arrive_together
 	/* On our clock: close to now, not the simulator's 4 ms. */
 	assert_true(imu[7].t_us > 1000000u);
 	/* The answer carries the simulator's time, as the simulator's lock-step wants. */
-	assert_int_equal(hil_send_outputs(&hil, false), 0);
+	assert_int_equal(hil_send_outputs(&hil, false, &servo), 0);
 	sim_expect(&s, MAVLINK_MSG_ID_HIL_ACTUATOR_CONTROLS, p, &len);
 	struct mavlink_hil_actuator_controls m;
 	mavlink_hil_actuator_controls_unpack(p, len, &m);
 	assert_int_equal(m.time_usec, 8000);
 	assert_int_equal(m.flags & 1, 0);
+	hil_close(&hil);
+	udp_close(s.sock);
+}
+
+/* Real time: the link open and the simulator heard, with the hub's IMU ring emptied. */
+static void real_time_connect(struct sim *s)
+{
+	struct link_spec spec;
+	char err[256];
+	sim_open(s, &spec);
+	sensors_init(&hub, 1000, 250, NULL, NULL);
+	assert_int_equal(hil_open(&hil, &spec, &hub, false, err, sizeof(err)), 0);
+	assert_int_equal(hil_send_outputs(&hil, false, &servo), 0);
+	uint8_t p[255];
+	size_t len;
+	sim_expect(s, MAVLINK_MSG_ID_HEARTBEAT, p, &len);
+}
+
+/* One frame of four 1 ms steps ending at end_us, received; returns the last sample. */
+static struct imu_sample real_time_frame(struct sim *s, uint64_t end_us)
+{
+	for (uint64_t t = end_us - 3000; t <= end_us; t += 1000)
+		add_sensor(s, t, 0x3F, 0);
+	sim_send(s);
+	assert_int_equal(hil_receive(&hil, 1000, NULL, NULL), 4);
+	struct imu_sample imu[4];
+	assert_int_equal(sensors_read_imu(&hub, imu, 4), 4);
+	return imu[3];
+}
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* A simulator that stalls for 400 ms and then flows again, its time going on
+ * from where it stopped: after a quarter of a second of steps that late, the
+ * mapping moves up by the stall, and the samples' clock, as the flight code
+ * reads it, is the simulator's time on ours. When the simulator then catches
+ * up (a burst of 200 ms of steps at once), the mapping stays where it moved
+ * and the burst keeps its 1 ms spacing: the estimator loses no time. However
+ * busy the host, the steps after the stall are at least 400 ms late, so the
+ * move happens and is at least that large. */
+static void test_hil_real_time_re_anchors_when_the_simulator_falls_behind_for_good(void **state)
+{
+	struct sim s;
+	real_time_connect(&s);
+	struct timespec stall = { 0, 400000000 }, frame = { 0, 4000000 };
+	/* A settled mapping first (its least offset is found over the first
+	 * second), the simulator's time on the wall clock's. */
+	uint64_t t0 = mono_us(), sim_us = 4000;
+	struct imu_sample before = real_time_frame(&s, sim_us);
+	while (mono_us() < t0 + 1100000u) {
+		nanosleep(&frame, NULL);
+		while (sim_us + 4000 <= 4000 + (mono_us() - t0))
+			before = real_time_frame(&s, sim_us += 4000);
+	}
+	/* The stall: the simulator's time goes on from where it stopped. */
+	uint64_t sim_before = sim_us;
+	nanosleep(&stall, NULL);
+	struct imu_sample last = before;
+	uint64_t t1 = mono_us(), until = t1 + 2000000u;
+	while (hil.stats.reanchors == 0 && mono_us() < until) {
+		while (sim_us + 4000 <= sim_before + 4000 + (mono_us() - t1))
+			last = real_time_frame(&s, sim_us += 4000);
+		nanosleep(&frame, NULL);
+	}
+	assert_true(hil.stats.reanchors >= 1);
+	assert_true(hil.stats.reanchored_us >= 390000u);
+	/* and says so to the estimator: a pause, no time of the simulator's */
+	assert_int_equal(sensors_paused_us(&hub), hil.stats.reanchored_us);
+	/* The stamps jumped by the stall, not by the simulator's 4 ms a frame. */
+	uint64_t steps_us = sim_us - sim_before;
+	assert_true(last.t_us - before.t_us >= steps_us + 390000u);
+	/* It catches up: 200 ms of steps at once, their spacing kept. */
+	uint64_t reanchors = hil.stats.reanchors;
+	for (int f = 0; f < 50; f++) {
+		sim_us += 4000;
+		for (uint64_t t = sim_us - 3000; t <= sim_us; t += 1000)
+			add_sensor(&s, t, 0x3F, 0);
+		if (f % 8 == 7 || f == 49)
+			sim_send(&s);
+	}
+	int got = 0, rc;
+	while (got < 200 && (rc = hil_receive(&hil, 1000, NULL, NULL)) > 0)
+		got += rc;
+	assert_int_equal(got, 200);
+	struct imu_sample burst[200];
+	assert_int_equal(sensors_read_imu(&hub, burst, 200), 200);
+	assert_int_equal(burst[0].t_us - last.t_us, 1000);
+	for (int i = 1; i < 200; i++)
+		assert_int_equal(burst[i].t_us - burst[i - 1].t_us, 1000);
+	assert_int_equal(hil.stats.reanchors, reanchors);
+	last = burst[199];
+	/* And stay 1 ms apart within the frames after it. */
+	uint64_t t_prev = last.t_us;
+	sim_us += 4000;
+	struct imu_sample next = real_time_frame(&s, sim_us);
+	assert_true(next.t_us > t_prev);
+	/* The flight code's clock: the last step's stamp run on since it came, and its time. */
+	uint64_t now_t, now_src;
+	sensors_now(&hub, mono_us(), &now_t, &now_src);
+	assert_true(now_t >= next.t_us);
+	assert_int_equal(now_src, sim_us);
+	hil_close(&hil);
+	udp_close(s.sock);
+}
+
+/* Steps that come late in a burst and catch up (our reader held up, or a
+ * simulator behind by less than it skips): the mapping stays, so the
+ * samples keep the simulator's spacing, 1 ms, through the burst. */
+static void test_hil_real_time_keeps_its_mapping_through_a_late_burst(void **state)
+{
+	struct sim s;
+	real_time_connect(&s);
+	uint64_t t0 = mono_us(), sim_us = 4000;
+	real_time_frame(&s, sim_us);
+	struct timespec late = { 0, 200000000 };
+	nanosleep(&late, NULL);
+	/* Everything the simulator owes since, in one go, its time caught up with
+	 * ours (at most 100 frames, which the hub's IMU ring holds). */
+	uint64_t owed_to = 4000 + (mono_us() - t0) / 4000u * 4000u;
+	if (owed_to > 404000u)
+		owed_to = 404000u;
+	unsigned int frames = 0;
+	while (sim_us < owed_to) {
+		sim_us += 4000;
+		for (uint64_t t = sim_us - 3000; t <= sim_us; t += 1000)
+			add_sensor(&s, t, 0x3F, 0);
+		if (++frames % 8 == 0 || sim_us >= owed_to)
+			sim_send(&s);
+	}
+	int got = 0, rc;
+	while (got < (int)frames * 4 && (rc = hil_receive(&hil, 1000, NULL, NULL)) > 0)
+		got += rc;
+	assert_int_equal(got, (int)frames * 4);
+	assert_int_equal(hil.stats.reanchors, 0);
+	struct imu_sample imu[SENSORS_IMU_RING];
+	size_t n = sensors_read_imu(&hub, imu, SENSORS_IMU_RING);
+	assert_int_equal(n, frames * 4);
+	for (size_t i = 1; i < n; i++)
+		assert_int_equal(imu[i].t_us - imu[i - 1].t_us, 1000);
 	hil_close(&hil);
 	udp_close(s.sock);
 }
@@ -358,7 +713,7 @@ static void test_hil_over_a_serial_line(void **state)
 	}
 	assert_int_equal(got, 2);
 	assert_int_equal(times[1], 2000);
-	assert_int_equal(hil_send_outputs(&hil, false), 0);
+	assert_int_equal(hil_send_outputs(&hil, false, &servo), 0);
 	uint8_t d[512];
 	struct pollfd p = { .fd = master, .events = POLLIN };
 	assert_int_equal(poll(&p, 1, 1000), 1);
@@ -377,13 +732,20 @@ static void test_hil_over_a_serial_line(void **state)
 
 int main(void)
 {
+	servo_params_default(&servo);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hil_urls),
 		cmocka_unit_test(test_hil_sensor_steps_reach_the_hub_in_si_units),
-		cmocka_unit_test(test_hil_outputs_reach_the_simulator_normalised),
+		cmocka_unit_test(test_hil_outputs_reach_the_simulator_by_function),
+		cmocka_unit_test(test_hil_throttle_is_0_at_min_1_at_max_and_0_disarmed),
+		cmocka_unit_test(test_hil_surfaces_follow_min_trim_max_and_reversal),
+		cmocka_unit_test(test_hil_elevons_and_vtails_reach_the_simulator_as_surfaces),
+		cmocka_unit_test(test_hil_refuses_outputs_it_cannot_normalise),
 		cmocka_unit_test(test_hil_bad_input_is_counted_not_used),
 		cmocka_unit_test(test_hil_simulator_restart_stops_the_flight),
 		cmocka_unit_test(test_hil_real_time_keeps_the_spacing_of_samples_that_arrive_together),
+		cmocka_unit_test(test_hil_real_time_re_anchors_when_the_simulator_falls_behind_for_good),
+		cmocka_unit_test(test_hil_real_time_keeps_its_mapping_through_a_late_burst),
 		cmocka_unit_test(test_hil_over_a_serial_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

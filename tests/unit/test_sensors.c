@@ -50,6 +50,57 @@ static void test_sensors_pace_main_evenly_at_its_rate(void **state)
 	assert_int_equal(sensors_accepted(&hub, SENSOR_IMU), 1000);
 }
 
+/* Paced by the stamps, not by counting: at any IMU rate main wakes at its own
+ * rate, or with every sample of an IMU slower than it. */
+static void test_sensors_pace_main_by_time_at_any_imu_rate(void **state)
+{
+	static const struct { uint32_t imu_hz, want; } runs[] = {
+		{ 50, 50 }, { 100, 100 }, { 250, 250 }, { 400, 400 }, { 2000, 400 },
+	};
+	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		unsigned int paces = 0;
+		sensors_init(&hub, 1000, 400, count_pace, &paces);
+		uint64_t step = 1000000u / runs[r].imu_hz;
+		for (uint64_t t = step; t <= 1000000u; t += step) {
+			struct imu_sample s = imu_at(t), out;
+			assert_int_equal(sensors_push_imu(&hub, &s), 0);
+			assert_int_equal(sensors_read_imu(&hub, &out, 1), 1);
+		}
+		assert_int_equal(paces, runs[r].want);
+	}
+	/* A stall: the sample after it wakes main once, not once per period missed. */
+	unsigned int paces = 0;
+	sensors_init(&hub, 1000, 400, count_pace, &paces);
+	struct imu_sample s = imu_at(1000), out;
+	sensors_push_imu(&hub, &s);
+	s = imu_at(501000);
+	sensors_push_imu(&hub, &s);
+	s = imu_at(502000);
+	sensors_push_imu(&hub, &s);
+	assert_int_equal(sensors_read_imu(&hub, &out, 1), 1);
+	assert_int_equal(paces, 1);
+}
+
+/* The samples' clock: CLOCK_MONOTONIC until a source publishes its own, then
+ * the last step's stamp and source time, run on by the time since it came. */
+static void test_sensors_clock_is_monotonic_time_or_the_sources(void **state)
+{
+	sensors_init(&hub, 1000, 400, NULL, NULL);
+	uint64_t t, src;
+	sensors_now(&hub, 5000000, &t, &src);
+	assert_int_equal(t, 5000000);
+	assert_int_equal(src, 5000000);
+	sensors_publish_clock(&hub, &(struct sensor_clock){ .t_us = 4900000, .source_us = 12000,
+							   .arrival_us = 4990000 });
+	sensors_now(&hub, 5000000, &t, &src);
+	assert_int_equal(t, 4910000);
+	assert_int_equal(src, 12000);   /* the simulator's time stands still between its steps */
+	/* asked for a moment before the step came: no time has run on */
+	sensors_now(&hub, 4980000, &t, &src);
+	assert_int_equal(t, 4900000);
+	assert_int_equal(src, 12000);
+}
+
 static void test_sensors_full_imu_ring_drops_and_counts(void **state)
 {
 	sensors_init(&hub, 1000, 1000, NULL, NULL);
@@ -147,6 +198,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sensors_pace_main_evenly_at_its_rate),
+		cmocka_unit_test(test_sensors_pace_main_by_time_at_any_imu_rate),
+		cmocka_unit_test(test_sensors_clock_is_monotonic_time_or_the_sources),
 		cmocka_unit_test(test_sensors_full_imu_ring_drops_and_counts),
 		cmocka_unit_test(test_sensors_refuse_what_cannot_be_and_count_it),
 		cmocka_unit_test(test_sensors_latest_value_has_a_generation),

@@ -29,6 +29,8 @@ static void start(const char *timeline)
 		fail_msg("%s", err);
 	sim_timeline_sort(&tl);
 	sim_world_config_default(&c);
+	/* The surfaces commanded are then the wire's (test_sim_world checks the throw). */
+	c.surface_throw = 1.0;
 	assert_int_equal(sim_world_init(&world, &c, &tl), 0);
 	sim_hil_init(&hil, &world, 1, 1);
 }
@@ -126,6 +128,35 @@ static void test_sim_hil_rates_over_one_second(void **state)
 	assert_int_equal(first_gps_us, 151000);   /* measured at 1 ms, 150 ms latency */
 }
 
+/* --all-fresh: every HIL_SENSOR marks every field fresh, as many simulators
+ * do, but a sensor the time-line has dropped out (here the barometer from
+ * 0.5 s for 0.2 s) stays clear. */
+static void test_sim_hil_all_fresh_marks_every_field_but_a_dropped_sensors(void **state)
+{
+	static struct mavlink_frame f[64];
+	start("0.5 dropout baro 0.2");
+	hil.all_fresh = true;
+	unsigned int sensors = 0, without_baro = 0;
+	for (int i = 0; i < 250; i++) {
+		sim_hil_frame(&hil, 4, &tx, NULL, NULL);
+		unsigned int n = parse_tx(f, 64);
+		for (unsigned int k = 0; k < n; k++) {
+			if (f[k].msgid != MAVLINK_MSG_ID_HIL_SENSOR)
+				continue;
+			struct mavlink_hil_sensor m;
+			mavlink_hil_sensor_unpack(mavlink_payload(&f[k]), f[k].len, &m);
+			uint32_t all = m.fields_updated & 0x1fffu;
+			bool dropped = m.time_usec >= 500000 && m.time_usec < 700000;
+			uint32_t baro = SIM_HIL_ABS_PRESSURE_BIT | SIM_HIL_PRESSURE_ALT_BIT | SIM_HIL_TEMPERATURE_BIT;
+			assert_int_equal(all, dropped ? 0x1fffu & ~baro : 0x1fffu);
+			without_baro += dropped;
+			sensors++;
+		}
+	}
+	assert_int_equal(sensors, 1000);
+	assert_int_equal(without_baro, 200);
+}
+
 static size_t controls_msg(uint64_t t_us, const float *c, uint8_t mode, uint64_t flags, uint8_t *out)
 {
 	struct mavlink_hil_actuator_controls m;
@@ -143,7 +174,8 @@ static size_t controls_msg(uint64_t t_us, const float *c, uint8_t mode, uint64_t
 static void test_sim_hil_applies_controls_that_answer_the_frame(void **state)
 {
 	uint8_t buf[MAVLINK_MAX_FRAME_LEN];
-	float c[16] = { 0.5f, -0.25f, 1.0f, 0.1f };
+	/* docs/hil.md: aileron, elevator, rudder, throttle 0..1 */
+	float c[16] = { 0.5f, -0.25f, 0.1f, 1.0f };
 	start("");
 	sim_hil_frame(&hil, 4, &tx, NULL, NULL);
 	assert_false(hil.answered);
@@ -154,14 +186,17 @@ static void test_sim_hil_applies_controls_that_answer_the_frame(void **state)
 	assert_true(hil.answered);
 	assert_int_equal(hil.st.controls, 1);
 	assert_true(world.commanded.aileron == 0.5 && world.commanded.elevator == -0.25);
+	assert_true(world.commanded.rudder == (double)0.1f);
 	assert_true(world.commanded.throttle == 1.0 && world.armed);
-	/* An earlier time, still after the last applied: taken but does not answer the next frame. */
+	/* An earlier time, still after the last applied: taken but does not answer
+	 * the next frame. Disarmed: the motor is off whatever the throttle says. */
 	sim_hil_frame(&hil, 4, &tx, NULL, NULL);
-	c[2] = -1.0f;
+	c[3] = 0.7f;
 	n = controls_msg(6000, c, 0, 1, buf);
 	sim_hil_input(&hil, buf, n);
 	assert_false(hil.answered);
 	assert_true(world.commanded.throttle == 0.0 && !world.armed);
+	assert_true(world.commanded.aileron == 0.5);
 	n = controls_msg(8000, c, 0, 1, buf);
 	sim_hil_input(&hil, buf, n);
 	assert_true(hil.answered);
@@ -171,7 +206,7 @@ static void test_sim_hil_applies_controls_that_answer_the_frame(void **state)
 static void test_sim_hil_drops_bad_controls_and_says_why(void **state)
 {
 	uint8_t buf[4 * MAVLINK_MAX_FRAME_LEN];
-	float c[16] = { 0.3f, 0.0f, 0.0f };
+	float c[16] = { 0.3f, 0.0f, 0.0f, 0.4f };
 	start("");
 	sim_hil_frame(&hil, 4, &tx, NULL, NULL);
 	sim_hil_input(&hil, buf, controls_msg(4000, c, 128, 1, buf));
@@ -182,11 +217,22 @@ static void test_sim_hil_drops_bad_controls_and_says_why(void **state)
 	sim_hil_input(&hil, buf, controls_msg(8000, bad, 128, 1, buf));
 	assert_int_equal(hil.st.problems[SIM_HIL_NONFINITE], 1);
 	assert_true(hil.fresh_problems & (1u << SIM_HIL_NONFINITE));
-	assert_non_null(strstr(hil.problem_text[SIM_HIL_NONFINITE], "non-finite control 1"));
+	assert_non_null(strstr(hil.problem_text[SIM_HIL_NONFINITE], "non-finite controls[0]"));
 	bad[0] = 0.0f;
 	bad[9] = -INFINITY;
 	sim_hil_input(&hil, buf, controls_msg(8000, bad, 128, 1, buf));
 	assert_int_equal(hil.st.problems[SIM_HIL_NONFINITE], 2);
+
+	/* Out of range: a throttle sent as -1..1 (the old wire), a surface past full. */
+	float range[16] = { 0.1f, 0.0f, 0.0f, -0.8f };
+	sim_hil_input(&hil, buf, controls_msg(8000, range, 128, 1, buf));
+	assert_int_equal(hil.st.problems[SIM_HIL_RANGE], 1);
+	assert_non_null(strstr(hil.problem_text[SIM_HIL_RANGE], "controls[3] = -0.8"));
+	range[3] = 0.5f;
+	range[6] = 1.5f;
+	sim_hil_input(&hil, buf, controls_msg(8000, range, 128, 1, buf));
+	assert_int_equal(hil.st.problems[SIM_HIL_RANGE], 2);
+	assert_non_null(strstr(hil.problem_text[SIM_HIL_RANGE], "controls[6] = 1.5"));
 
 	float other[16] = { -0.7f };
 	sim_hil_input(&hil, buf, controls_msg(2000, other, 128, 1, buf));
@@ -194,7 +240,8 @@ static void test_sim_hil_drops_bad_controls_and_says_why(void **state)
 	sim_hil_input(&hil, buf, controls_msg(9000, other, 128, 1, buf));
 	assert_int_equal(hil.st.problems[SIM_HIL_FUTURE], 1);
 	assert_false(hil.answered);
-	assert_true(world.commanded.aileron == (double)0.3f);   /* none of them applied */
+	/* none of them applied */
+	assert_true(world.commanded.aileron == (double)0.3f && world.commanded.throttle == (double)0.4f);
 
 	/* garbage, a corrupted frame, then a good one in the same read */
 	size_t off = 0;
@@ -212,21 +259,24 @@ static void test_sim_hil_drops_bad_controls_and_says_why(void **state)
 	assert_true(world.commanded.aileron == (double)-0.7f);
 }
 
-static void test_sim_hil_channels_without_pulses_hold_and_the_motor_stops(void **state)
+static void test_sim_hil_controls_without_pulses_hold_and_the_motor_stops(void **state)
 {
 	uint8_t buf[MAVLINK_MAX_FRAME_LEN];
-	float c[16] = { 0.4f, 0.0f, 0.6f, 0.0f };
+	float c[16] = { 0.4f, 0.0f, 0.0f, 0.6f };
 	start("");
 	sim_hil_frame(&hil, 4, &tx, NULL, NULL);
 	sim_hil_input(&hil, buf, controls_msg(4000, c, 128, 1, buf));
-	assert_true(world.commanded.aileron == (double)0.4f && world.commanded.throttle == (double)0.8f);
-	/* no pulses on the aileron (bit 32) and the throttle (bit 34): the
-	 * servo holds where it was, the motor stops, whatever the values say */
-	float z[16] = { 0.0f, 0.2f, 0.0f, 0.0f };
-	sim_hil_input(&hil, buf, controls_msg(4000, z, 128, 1 | (1ull << 32) | (1ull << 34), buf));
+	assert_true(world.commanded.aileron == (double)0.4f && world.commanded.throttle == (double)0.6f);
+	/* no pulses behind the aileron (bit 32) and the throttle (bit 35): the
+	 * servo holds where it was, the motor stops, whatever the values say
+	 * (out of range too: a flagged value means nothing) */
+	float z[16] = { 7.0f, 0.2f, 0.0f, 0.5f };
+	sim_hil_input(&hil, buf, controls_msg(4000, z, 128, 1 | (1ull << 32) | (1ull << 35), buf));
+	assert_int_equal(hil.st.problems[SIM_HIL_RANGE], 0);
 	assert_true(world.commanded.aileron == (double)0.4f);
 	assert_true(world.commanded.elevator == (double)0.2f);
 	assert_true(world.commanded.throttle == 0.0);
+	z[0] = 0.0f;
 	sim_hil_input(&hil, buf, controls_msg(4000, z, 128, 1, buf));
 	assert_true(world.commanded.aileron == 0.0 && world.commanded.throttle == 0.5);
 }
@@ -272,9 +322,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sim_hil_frame_sends_each_steps_messages_sensor_last),
 		cmocka_unit_test(test_sim_hil_rates_over_one_second),
+		cmocka_unit_test(test_sim_hil_all_fresh_marks_every_field_but_a_dropped_sensors),
 		cmocka_unit_test(test_sim_hil_applies_controls_that_answer_the_frame),
 		cmocka_unit_test(test_sim_hil_drops_bad_controls_and_says_why),
-		cmocka_unit_test(test_sim_hil_channels_without_pulses_hold_and_the_motor_stops),
+		cmocka_unit_test(test_sim_hil_controls_without_pulses_hold_and_the_motor_stops),
 		cmocka_unit_test(test_sim_hil_link_loss_sends_nothing_and_takes_nothing),
 		cmocka_unit_test(test_sim_hil_same_seed_same_bytes),
 	};

@@ -49,13 +49,16 @@ static bool noted(const char *what)
 	return false;
 }
 
+/* Surfaces as the model applies them (fractions of the airframe's travel),
+ * sent as an autopilot sends them (docs/hil.md: over surface_throw). */
 static void set_controls(double ail, double elev, double thr, double rud, uint8_t mode)
 {
 	float c[SIM_ACTUATORS] = { 0 };
-	c[0] = (float)ail;
-	c[1] = (float)elev;
-	c[2] = (float)(thr * 2.0 - 1.0);
-	c[3] = (float)rud;
+	double k = w.cfg.surface_throw;
+	c[SIM_CTL_AILERON] = (float)(ail / k);
+	c[SIM_CTL_ELEVATOR] = (float)(elev / k);
+	c[SIM_CTL_RUDDER] = (float)(rud / k);
+	c[SIM_CTL_THROTTLE] = (float)thr;
 	assert_int_equal(sim_world_set_actuators(&w, c, mode, sim_world_time_us(&w)), 0);
 }
 
@@ -355,20 +358,102 @@ static void test_sim_world_link_loss_motor_failure_and_wind_step(void **state)
 	assert_true(fabs(w.wind_ned_m_s.y + 10.0) < 1e-9 && fabs(w.wind_ned_m_s.x) < 1e-9);
 }
 
-static void test_sim_world_never_applies_a_non_finite_control(void **state)
+static void test_sim_world_never_applies_a_non_finite_or_out_of_range_control(void **state)
 {
 	start("", 11);
-	set_controls(0.2, 0, 0.5, 0, 128);
+	float good[SIM_ACTUATORS] = { 0.25f, 0.0f, 0.0f, 0.5f };
+	assert_int_equal(sim_world_set_actuators(&w, good, 128, 5), 0);
+	struct sim_controls before = w.commanded;
 	float c[SIM_ACTUATORS] = { 0.9f, 0.9f, 0.9f, 0.9f };
 	c[6] = NAN;
 	assert_int_equal(sim_world_set_actuators(&w, c, 128, 5), -EINVAL);
 	c[6] = 0;
 	c[1] = INFINITY;
 	assert_int_equal(sim_world_set_actuators(&w, c, 0, 5), -EINVAL);
-	assert_true(w.commanded.aileron == (double)0.2f && w.commanded.throttle == 0.5 && w.armed);
-	c[1] = 7.0f;   /* out of range: clamped */
+	c[1] = 1.01f;
+	assert_int_equal(sim_world_set_actuators(&w, c, 0, 5), -ERANGE);
+	c[1] = 0.0f;
+	c[SIM_CTL_THROTTLE] = -0.8f;   /* a throttle sent as -1..1 */
+	assert_int_equal(sim_world_set_actuators(&w, c, 0, 5), -ERANGE);
+	c[SIM_CTL_THROTTLE] = 0.9f;
+	c[12] = -1.5f;
+	assert_int_equal(sim_world_set_actuators(&w, c, 0, 5), -ERANGE);
+	assert_memory_equal(&w.commanded, &before, sizeof(before));
+	assert_true(w.armed && w.actuators[SIM_CTL_AILERON] == 0.25f);
+}
+
+/* The same pulse widths move the same surfaces and give the same throttle as
+ * when the wire carried (pwm - 1500) / 500 for every channel, read by the
+ * simulator as (x + 1) / 2 for the throttle: fulmar's default 1100/1500/1900
+ * surfaces, the demonstration's 1000-2000 us ESC. */
+static void test_sim_world_same_pulses_same_deflections_and_thrust_as_before(void **state)
+{
+	start("", 12);
+	for (int pwm = 1100; pwm <= 1900; pwm += 10) {
+		float c[SIM_ACTUATORS] = { 0 };
+		c[SIM_CTL_AILERON] = ((float)pwm - 1500.0f) / 400.0f;
+		c[SIM_CTL_ELEVATOR] = -c[SIM_CTL_AILERON];
+		c[SIM_CTL_RUDDER] = c[SIM_CTL_AILERON];
+		int thr_pwm = 1000 + (pwm - 1100) * 1000 / 800;
+		c[SIM_CTL_THROTTLE] = ((float)thr_pwm - 1000.0f) / 1000.0f;
+		assert_int_equal(sim_world_set_actuators(&w, c, 128, 5), 0);
+		double old_surface = ((double)pwm - 1500.0) / 500.0;
+		double old_thr = (((double)thr_pwm - 1500.0) / 500.0 + 1.0) / 2.0;
+		assert_true(fabs(w.commanded.aileron - old_surface) < 1e-6);
+		assert_true(fabs(w.commanded.elevator + old_surface) < 1e-6);
+		assert_true(fabs(w.commanded.rudder - old_surface) < 1e-6);
+		assert_true(fabs(w.commanded.throttle - old_thr) < 1e-6);
+	}
+}
+
+/* The throttle is the motor's 0..1, and nothing while disarmed. */
+static void test_sim_world_throttle_is_0_to_1_and_off_while_disarmed(void **state)
+{
+	start("", 13);
+	float c[SIM_ACTUATORS] = { 0 };
+	c[SIM_CTL_THROTTLE] = 0.0f;
+	assert_int_equal(sim_world_set_actuators(&w, c, 128, 5), 0);
+	run_to(0.5);
+	assert_true(w.commanded.throttle == 0.0 && w.st.thrust_n == 0.0);
+	/* disarmed: the motor stays off at full throttle; the surfaces still move */
+	c[SIM_CTL_THROTTLE] = 1.0f;
+	c[SIM_CTL_ELEVATOR] = 0.5f;
 	assert_int_equal(sim_world_set_actuators(&w, c, 0, 5), 0);
-	assert_true(w.commanded.elevator == 1.0 && !w.armed);
+	run_to(1.0);
+	assert_true(w.applied.throttle == 0.0 && w.st.thrust_n == 0.0);
+	assert_true(fabs(w.applied.elevator - 0.5 * w.cfg.surface_throw) < 1e-9);
+	/* on the ground it does not creep */
+	assert_true(hypot(w.st.vel_ned_m_s.x, w.st.vel_ned_m_s.y) < 0.01);
+	assert_int_equal(sim_world_set_actuators(&w, c, 128, 5), 0);
+	run_to(1.5);
+	assert_true(w.applied.throttle == 1.0 && w.st.thrust_n > 5.0);
+}
+
+/* Elevons and V-tails (control/servo.h's mixing, gain g) fly as the aileron,
+ * elevator and rudder they stand for: g times the command, then the throw. */
+static void test_sim_world_elevons_and_vtails_fly_as_the_surfaces_they_mix(void **state)
+{
+	start("", 14);
+	const double g = 0.5, k = w.cfg.surface_throw;
+	double ail = 0.4, elev = 0.2, rud = -0.6;
+	float c[SIM_ACTUATORS] = { 0 };
+	c[SIM_CTL_ELEVON_LEFT] = (float)(g * (elev - ail));
+	c[SIM_CTL_ELEVON_RIGHT] = (float)(g * (elev + ail));
+	assert_int_equal(sim_world_set_actuators(&w, c, 128, 5), 0);
+	assert_true(fabs(w.commanded.aileron - k * g * ail) < 1e-6);
+	assert_true(fabs(w.commanded.elevator - k * g * elev) < 1e-6);
+	assert_true(w.commanded.rudder == 0.0);
+	memset(c, 0, sizeof(c));
+	c[SIM_CTL_VTAIL_LEFT] = (float)(g * (elev - rud));
+	c[SIM_CTL_VTAIL_RIGHT] = (float)(g * (elev + rud));
+	assert_int_equal(sim_world_set_actuators(&w, c, 128, 5), 0);
+	assert_true(fabs(w.commanded.rudder - k * g * rud) < 1e-6);
+	assert_true(fabs(w.commanded.elevator - k * g * elev) < 1e-6);
+	assert_true(w.commanded.aileron == 0.0);
+	/* with a conventional tail too, the sum is held to full travel */
+	c[SIM_CTL_ELEVATOR] = 1.0f;
+	assert_int_equal(sim_world_set_actuators(&w, c, 128, 5), 0);
+	assert_true(fabs(w.commanded.elevator - k) < 1e-9);
 }
 
 static int columns(const char *line)
@@ -437,7 +522,10 @@ int main(void)
 		cmocka_unit_test(test_sim_world_bias_steps_shift_the_mean),
 		cmocka_unit_test(test_sim_world_scripted_pilot_and_rc_loss),
 		cmocka_unit_test(test_sim_world_link_loss_motor_failure_and_wind_step),
-		cmocka_unit_test(test_sim_world_never_applies_a_non_finite_control),
+		cmocka_unit_test(test_sim_world_never_applies_a_non_finite_or_out_of_range_control),
+		cmocka_unit_test(test_sim_world_same_pulses_same_deflections_and_thrust_as_before),
+		cmocka_unit_test(test_sim_world_throttle_is_0_to_1_and_off_while_disarmed),
+		cmocka_unit_test(test_sim_world_elevons_and_vtails_fly_as_the_surfaces_they_mix),
 		cmocka_unit_test(test_sim_world_truth_is_deterministic_and_well_formed),
 		cmocka_unit_test(test_sim_world_rejects_an_imu_rate_that_does_not_divide_a_second),
 	};

@@ -31,6 +31,10 @@ void sim_world_config_default(struct sim_world_config *c)
 	c->state_rate_hz = 50.0;
 	c->rc_mode_pwm_us = 1000;
 	c->rc_mode_channel = 8;
+	/* fulmar's default servo range, 1100-1900 us, on servos whose 1000-2000 us
+	 * spans the airframe's travel: the deflection every pulse width had when
+	 * the wire carried (pwm - 1500) / 500 (docs/hil.md). */
+	c->surface_throw = 0.8;
 }
 
 static bool timeline_has_throw(const struct sim_timeline *tl)
@@ -98,9 +102,8 @@ int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 	sim_wind_init(&w->wind, &w->cfg.wind);
 	sim_atmos_isa(w->cfg.home.alt_m - w->st.pos_ned_m.z, 0.0, &w->atm);
 
-	/* Never driven: surfaces neutral, throttle off. */
+	/* Never driven: surfaces neutral, throttle off (all controls 0). */
 	w->commanded = (struct sim_controls){ 0.0, 0.0, 0.0, 0.0 };
-	w->actuators[2] = -1.0f;
 	for (int i = 0; i < SIM_RC_CHANNELS; i++)
 		w->rc_pwm_us[i] = 1500;
 	w->rc_pwm_us[2] = 1000;
@@ -145,16 +148,30 @@ static double clampd(double x, double lo, double hi)
 int sim_world_set_actuators(struct sim_world *w, const float controls[SIM_ACTUATORS],
 			    uint8_t mode, uint64_t t_us)
 {
-	for (int i = 0; i < SIM_ACTUATORS; i++)
+	for (int i = 0; i < SIM_ACTUATORS; i++) {
 		if (!isfinite(controls[i]))
 			return -EINVAL;
+		float lo = i == SIM_CTL_THROTTLE ? 0.0f : -1.0f;
+		if (controls[i] < lo || controls[i] > 1.0f)
+			return -ERANGE;
+	}
 	memcpy(w->actuators, controls, sizeof(w->actuators));
 	w->armed = (mode & 128u) != 0;
 	w->actuators_t_us = t_us;
-	w->commanded.aileron = clampd(controls[0], -1.0, 1.0);
-	w->commanded.elevator = clampd(controls[1], -1.0, 1.0);
-	w->commanded.throttle = clampd(((double)controls[2] + 1.0) * 0.5, 0.0, 1.0);
-	w->commanded.rudder = clampd(controls[3], -1.0, 1.0);
+	double c[SIM_CTL_COUNT];
+	for (int i = 0; i < SIM_CTL_COUNT; i++)
+		c[i] = (double)controls[i];
+	double ail = c[SIM_CTL_AILERON] + 0.5 * (c[SIM_CTL_ELEVON_RIGHT] - c[SIM_CTL_ELEVON_LEFT]);
+	double elev = c[SIM_CTL_ELEVATOR] + 0.5 * (c[SIM_CTL_ELEVON_LEFT] + c[SIM_CTL_ELEVON_RIGHT]) +
+		      0.5 * (c[SIM_CTL_VTAIL_LEFT] + c[SIM_CTL_VTAIL_RIGHT]);
+	double rud = c[SIM_CTL_RUDDER] + 0.5 * (c[SIM_CTL_VTAIL_RIGHT] - c[SIM_CTL_VTAIL_LEFT]);
+	double k = w->cfg.surface_throw;
+	w->commanded.aileron = k * clampd(ail, -1.0, 1.0);
+	w->commanded.elevator = k * clampd(elev, -1.0, 1.0);
+	w->commanded.rudder = k * clampd(rud, -1.0, 1.0);
+	/* A disarmed autopilot's motor is off whatever it sends (as PX4's Gazebo
+	 * bridge does); the surfaces follow, as a plane's do on the bench. */
+	w->commanded.throttle = w->armed ? c[SIM_CTL_THROTTLE] : 0.0;
 	return 0;
 }
 

@@ -24,6 +24,20 @@
 #include "sensors.h"
 
 #define SIM_ACTUATORS 16
+
+/* HIL_ACTUATOR_CONTROLS.controls[] (docs/hil.md, "Autopilot to simulator"):
+ * what each index drives. Wire indices, so the first is 0. */
+enum sim_ctl {
+	SIM_CTL_AILERON = 0,       /* -1..1, +1 rolls right */
+	SIM_CTL_ELEVATOR,          /* -1..1, +1 pitches the nose up */
+	SIM_CTL_RUDDER,            /* -1..1, +1 yaws the nose right */
+	SIM_CTL_THROTTLE,          /* 0..1 */
+	SIM_CTL_ELEVON_LEFT,       /* -1..1: gain (elevator - aileron) */
+	SIM_CTL_ELEVON_RIGHT,      /* -1..1: gain (elevator + aileron) */
+	SIM_CTL_VTAIL_LEFT,        /* -1..1: gain (elevator - rudder) */
+	SIM_CTL_VTAIL_RIGHT,       /* -1..1: gain (elevator + rudder) */
+	SIM_CTL_COUNT
+};
 #define SIM_NOTES_MAX 8
 #define SIM_NOTE_TEXT 112
 
@@ -60,6 +74,9 @@ struct sim_world_config {
 	double state_rate_hz;                /* ground truth (HIL_STATE_QUATERNION) */
 	uint16_t rc_mode_pwm_us;             /* the mode switch's channel at the start */
 	unsigned int rc_mode_channel;        /* 1-based */
+	/* A surface's deflection for a control of +-1 (the autopilot's servo at its
+	 * MIN or MAX), as a fraction of the airframe's travel (aileron_max_rad...). */
+	double surface_throw;
 };
 
 /* Out of a step: what is new. */
@@ -137,10 +154,14 @@ int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 /* One physics step of 1/imu_hz. */
 void sim_world_step(struct sim_world *w, struct sim_step_out *out);
 
-/* The autopilot's servo outputs, normalised (docs/hil.md): channel 1 aileron,
- * 2 elevator, 3 throttle ((x + 1) / 2), 4 rudder; mode carries MAV_MODE_FLAG
- * bits (128 = armed). They apply from the next step. Returns -EINVAL and
- * applies nothing when a value is not finite. */
+/* The autopilot's controls, indexed by enum sim_ctl (docs/hil.md); mode carries
+ * MAV_MODE_FLAG bits (128 = armed). Elevons and V-tails become the aileron,
+ * elevator and rudder they stand for (half their difference and half their
+ * sum) and add to those controls; each surface is then scaled by
+ * surface_throw. The throttle is the motor's 0..1, and 0 while disarmed.
+ * They apply from the next step. Returns -EINVAL when a value is not finite,
+ * -ERANGE when one is outside its range (a surface -1..1, the throttle 0..1;
+ * indices past SIM_CTL_COUNT -1..1), and then applies nothing. */
 int sim_world_set_actuators(struct sim_world *w, const float controls[SIM_ACTUATORS],
 			    uint8_t mode, uint64_t t_us);
 

@@ -174,16 +174,29 @@ static void send_sensor(struct sim_hil *h, struct sim_hil_tx *tx, const struct s
 	m.diff_pressure = (float)(s->airspeed.diff_pressure_pa * 0.01);
 	m.pressure_alt = (float)sim_hil_pressure_alt_m(s->baro.pressure_pa);
 	m.temperature = (float)s->baro.temp_c;
+	unsigned int fresh = o->fresh;
+	if (h->all_fresh) {
+		/* Every field, whether its sensor measured anything new or not: its
+		 * last value again. A sensor the time-line has dropped out stays
+		 * clear, as docs/hil.md has it. */
+		const uint64_t *gone = h->world->f.dropout_until_us;
+		if (!(o->t_us < gone[SIM_FS_MAG]))
+			fresh |= SIM_OUT_MAG;
+		if (!(o->t_us < gone[SIM_FS_BARO]))
+			fresh |= SIM_OUT_BARO;
+		if (!(o->t_us < gone[SIM_FS_AIRSPEED]))
+			fresh |= SIM_OUT_AIRSPEED;
+	}
 	uint32_t bits = 0;
-	if (o->fresh & SIM_OUT_ACCEL)
+	if (fresh & SIM_OUT_ACCEL)
 		bits |= SIM_HIL_ACCEL_BITS;
-	if (o->fresh & SIM_OUT_GYRO)
+	if (fresh & SIM_OUT_GYRO)
 		bits |= SIM_HIL_GYRO_BITS;
-	if (o->fresh & SIM_OUT_MAG)
+	if (fresh & SIM_OUT_MAG)
 		bits |= SIM_HIL_MAG_BITS;
-	if (o->fresh & SIM_OUT_BARO)
+	if (fresh & SIM_OUT_BARO)
 		bits |= SIM_HIL_ABS_PRESSURE_BIT | SIM_HIL_PRESSURE_ALT_BIT | SIM_HIL_TEMPERATURE_BIT;
-	if (o->fresh & SIM_OUT_AIRSPEED)
+	if (fresh & SIM_OUT_AIRSPEED)
 		bits |= SIM_HIL_DIFF_PRESSURE_BIT;
 	if (o->first)
 		bits |= SIM_HIL_RESET_BIT;
@@ -246,8 +259,8 @@ static void controls(struct sim_hil *h, const struct mavlink_frame *f)
 	for (int i = 0; i < 16; i++) {
 		if (!isfinite(m.controls[i])) {
 			problem(h, SIM_HIL_NONFINITE,
-				"HIL_ACTUATOR_CONTROLS at %.6f s has a non-finite control %d: dropped",
-				(double)m.time_usec * 1e-6, i + 1);
+				"HIL_ACTUATOR_CONTROLS at %.6f s has a non-finite controls[%d]: dropped",
+				(double)m.time_usec * 1e-6, i);
 			return;
 		}
 	}
@@ -265,11 +278,21 @@ static void controls(struct sim_hil *h, const struct mavlink_frame *f)
 	}
 	float c[SIM_ACTUATORS];
 	memcpy(c, m.controls, sizeof(c));
-	/* flags bit 32 + i: output i gives no pulses (docs/hil.md). A servo
-	 * without a signal holds where it is; an ESC stops the motor. */
+	/* flags bit 32 + i: nothing drives control i (docs/hil.md), whatever it
+	 * says. A servo without a signal holds where it is; an ESC stops the motor. */
 	for (int i = 0; i < SIM_ACTUATORS; i++)
 		if (m.flags & (1ull << (32 + i)))
-			c[i] = i == 2 ? -1.0f : h->world->actuators[i];
+			c[i] = i == SIM_CTL_THROTTLE ? 0.0f : h->world->actuators[i];
+	for (int i = 0; i < SIM_ACTUATORS; i++) {
+		float lo = i == SIM_CTL_THROTTLE ? 0.0f : -1.0f;
+		if (c[i] < lo || c[i] > 1.0f) {
+			problem(h, SIM_HIL_RANGE,
+				"HIL_ACTUATOR_CONTROLS at %.6f s has controls[%d] = %g, outside %s: dropped",
+				(double)m.time_usec * 1e-6, i, (double)c[i],
+				i == SIM_CTL_THROTTLE ? "0..1 (the throttle)" : "-1..1");
+			return;
+		}
+	}
 	if (sim_world_set_actuators(h->world, c, m.mode, m.time_usec) != 0)
 		return;   /* checked above: cannot happen */
 	h->have_controls = true;

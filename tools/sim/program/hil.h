@@ -39,6 +39,7 @@ struct sim_hil_tx {
 /* What was wrong with what the autopilot sent. */
 enum sim_hil_problem {
 	SIM_HIL_NONFINITE = 1,   /* HIL_ACTUATOR_CONTROLS with a NaN or infinite control: dropped */
+	SIM_HIL_RANGE,           /* one with a control outside its range (docs/hil.md): dropped */
 	SIM_HIL_BACKWARDS,       /* its time_usec went backwards: dropped */
 	SIM_HIL_FUTURE,          /* its time_usec is past the last HIL_SENSOR sent: dropped */
 	SIM_HIL_MALFORMED,       /* bytes the MAVLink parser rejected (garbage, bad CRC or length, unknown id) */
@@ -62,6 +63,8 @@ struct sim_hil {
 	uint64_t last_controls_us;
 	bool have_controls;
 	bool answered;                       /* controls for last_sensor_us have come */
+	bool all_fresh;                      /* every HIL_SENSOR field marked fresh (but dropped-out
+					      * sensors'), as many simulators do; set after init */
 	struct sim_hil_stats st;
 	/* Problems since the caller last looked: a bit per enum sim_hil_problem and
 	 * the last one's description. */

@@ -50,6 +50,7 @@ struct options {
 	double truth_hz, status_hz, timeout_s, start_timeout_s, duration_s;
 	bool wait, realtime;
 	unsigned int frame_hz;
+	bool all_fresh;
 };
 
 struct link {
@@ -110,13 +111,17 @@ static void usage(FILE *f)
 	fputs("usage: fulmar-sim [OPTION]...\n"
 	      "The aircraft for fulmard's hardware-in-the-loop flights (docs/simulator.md).\n"
 	      "Link:\n"
-	      "  --listen ADDR:PORT     UDP, answer the first sender (default 0.0.0.0:14560)\n"
+	      "  --listen ADDR:PORT     UDP, answer the first sender (default 0.0.0.0:14560;\n"
+	      "                         port 0: any free one, named on stderr)\n"
 	      "  --serial DEV:BAUD      a serial line instead (raw, 8N1)\n"
 	      "  --sysid N --compid N   ids of the simulator's messages (default 1, 1)\n"
 	      "Time:\n"
 	      "  --realtime             step on the wall clock (default: lock-step)\n"
 	      "  --imu-hz HZ            physics and IMU rate (default 1000)\n"
 	      "  --frame-hz HZ          lock-step frames per second (default 250)\n"
+	      "  --all-fresh            mark every HIL_SENSOR field fresh in every message, the\n"
+	      "                         slow sensors' last values again, as many simulators do\n"
+	      "                         (default: only the fields a sensor has just measured)\n"
 	      "  --duration S           end the flight after S simulated seconds (default: never)\n"
 	      "  --timeout S            autopilot gone after S s of silence (default 5)\n"
 	      "  --wait                 keep waiting for a silent autopilot instead\n"
@@ -129,6 +134,7 @@ static void usage(FILE *f)
 	      "  --gusts MAX            random 1-cosine gusts up to MAX m/s\n"
 	      "  --turbulence W20       Dryden turbulence, wind at 20 ft (7.7 light, 15.4 moderate)\n"
 	      "  --gps-latency S        GPS report latency (default 0.15)\n"
+	      "  --gps-hz HZ            GPS fixes per second, 1-10 (default 5)\n"
 	      "  --throw-at T           hand launch at T s (held in the hand before)\n"
 	      "  --rc-mode-pwm US       the mode switch (channel 8) at the start (default 1000)\n"
 	      "  --faults FILE          time-line of faults and events\n"
@@ -211,7 +217,7 @@ enum {
 	OPT_LISTEN = 256, OPT_SERIAL, OPT_SYSID, OPT_COMPID, OPT_REALTIME, OPT_IMU_HZ, OPT_FRAME_HZ,
 	OPT_DURATION, OPT_TIMEOUT, OPT_WAIT, OPT_START_TIMEOUT, OPT_SEED, OPT_HOME, OPT_HEADING,
 	OPT_WIND, OPT_GUSTS, OPT_TURB, OPT_GPS_LATENCY, OPT_THROW_AT, OPT_RC_MODE, OPT_FAULTS,
-	OPT_FAULT, OPT_TRUTH, OPT_TRUTH_HZ, OPT_STATUS_HZ, OPT_HELP,
+	OPT_FAULT, OPT_TRUTH, OPT_TRUTH_HZ, OPT_STATUS_HZ, OPT_ALL_FRESH, OPT_GPS_HZ, OPT_HELP,
 };
 
 static int parse_options(struct sim *s, int argc, char **argv)
@@ -242,6 +248,8 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		{ "truth", required_argument, NULL, OPT_TRUTH },
 		{ "truth-hz", required_argument, NULL, OPT_TRUTH_HZ },
 		{ "status-hz", required_argument, NULL, OPT_STATUS_HZ },
+		{ "all-fresh", no_argument, NULL, OPT_ALL_FRESH },
+		{ "gps-hz", required_argument, NULL, OPT_GPS_HZ },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -327,6 +335,8 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		case OPT_TRUTH: o->truth_file = a; break;
 		case OPT_TRUTH_HZ: ok = parse_num(a, 0.1, 1000, &o->truth_hz); break;
 		case OPT_STATUS_HZ: ok = parse_num(a, 0, 100, &o->status_hz); break;
+		case OPT_ALL_FRESH: o->all_fresh = true; break;
+		case OPT_GPS_HZ: ok = parse_num(a, 1, 10, &wc->sensors.gps_rate_hz); break;
 		case OPT_HELP: case 'h': usage(stdout); exit(EXIT_DONE);
 		default: usage(stderr); return -EINVAL;
 		}
@@ -411,7 +421,13 @@ static int open_udp(struct link *l, const char *spec)
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	l->fd = fd;
 	l->udp = true;
-	snprintf(l->name, sizeof(l->name), "udp %s", spec);
+	/* The port bound, so that ADDR:0 (any free port) names the one it got. */
+	struct sockaddr_in got;
+	socklen_t got_len = sizeof(got);
+	if (getsockname(fd, (struct sockaddr *)&got, &got_len) == 0 && got.sin_family == AF_INET)
+		snprintf(l->name, sizeof(l->name), "udp %s:%u", host, ntohs(got.sin_port));
+	else
+		snprintf(l->name, sizeof(l->name), "udp %s", spec);
 	return 0;
 }
 
@@ -892,9 +908,11 @@ static void summary(struct sim *s, enum end_reason why)
 	    (unsigned long long)st->msgs_sent, (unsigned long long)st->bytes_sent,
 	    (unsigned long long)st->controls, (unsigned long long)st->heartbeats,
 	    (unsigned long long)st->other_msgs);
-	say("rejected: nonfinite=%llu backwards=%llu future=%llu bad_crc=%llu bad_len=%llu unknown_id=%llu "
-	    "bad_flags=%llu garbage_bytes=%llu link_down_bytes=%llu peer_changes=%llu send_errors=%llu",
-	    (unsigned long long)st->problems[SIM_HIL_NONFINITE], (unsigned long long)st->problems[SIM_HIL_BACKWARDS],
+	say("rejected: nonfinite=%llu out_of_range=%llu backwards=%llu future=%llu bad_crc=%llu bad_len=%llu "
+	    "unknown_id=%llu bad_flags=%llu garbage_bytes=%llu link_down_bytes=%llu peer_changes=%llu "
+	    "send_errors=%llu",
+	    (unsigned long long)st->problems[SIM_HIL_NONFINITE], (unsigned long long)st->problems[SIM_HIL_RANGE],
+	    (unsigned long long)st->problems[SIM_HIL_BACKWARDS],
 	    (unsigned long long)st->problems[SIM_HIL_FUTURE], (unsigned long long)ps->bad_crc,
 	    (unsigned long long)ps->bad_len, (unsigned long long)ps->unknown_id,
 	    (unsigned long long)ps->bad_flags, (unsigned long long)ps->skipped_bytes,
@@ -914,6 +932,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	sim_hil_init(&s->hil, &s->world, s->opt.sysid, s->opt.compid);
+	s->hil.all_fresh = s->opt.all_fresh;
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
