@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "estim/estim_cov.h"
 #include "estim/estim_math.h"
 
 #define N ESTIM_NSTATES
@@ -143,17 +144,13 @@ static bool recent(uint64_t now, uint64_t t, float s)
 
 /* ---- covariance ------------------------------------------------------- */
 
-/* Symmetric, variances in [0, max]. A variance over its bound scales its
- * whole row and column (keeps P positive semi-definite, unlike clipping the
- * diagonal alone); a negative one zeroes them. */
+/* Variances in [0, max]. A variance over its bound scales its whole row and
+ * column (keeps P positive semi-definite, unlike clipping the diagonal
+ * alone); a negative one zeroes them. P is exactly symmetric here and stays
+ * so: every writer of P keeps it so (estim_cov_transition, fuse_scalar, the
+ * resets), so this needs no averaging of the two triangles. */
 static void cov_fix(struct estim *e)
 {
-	for (int i = 0; i < N; i++) {
-		for (int j = i + 1; j < N; j++) {
-			float a = 0.5f * (e->P[i][j] + e->P[j][i]);
-			e->P[i][j] = e->P[j][i] = a;
-		}
-	}
 	for (int i = 0; i < N; i++) {
 		float v = e->P[i][i];
 		if (v > var_max[i]) {
@@ -179,63 +176,13 @@ static void cov_reset(struct estim *e, int i0, int n, float var)
 	}
 }
 
-/* P = F P F' + Q for F = I + the blocks of the strapdown error model:
- *   dtheta' = dtheta - R dt dbg
- *   dv'     = dv - [R dvc x] dtheta - R dt dba
- *   dp'     = dp + dt dv
- * Done as row operations into A = F P, then column operations A F'. */
+/* P = F P F' + Q, F from the strapdown error model (estim_cov.h: only the
+ * rows and columns of attitude, velocity and position change). */
 static void cov_predict(struct estim *e, float R[3][3], const float dv_ned[3], const float dang[3],
 			float dt)
 {
-	enum { NB = 5 };
-	static const int blk_row[NB] = { ESTIM_S_ATT, ESTIM_S_VEL, ESTIM_S_VEL, ESTIM_S_POS, ESTIM_S_ATT };
-	static const int blk_col[NB] = { ESTIM_S_GYRO_BIAS, ESTIM_S_ATT, ESTIM_S_ACC_BIAS, ESTIM_S_VEL,
-					 ESTIM_S_GYRO_SCALE };
-	float B[NB][3][3];
-	for (int i = 0; i < 3; i++)
-		for (int j = 0; j < 3; j++) {
-			B[0][i][j] = -R[i][j] * dt;
-			B[2][i][j] = -R[i][j] * dt;
-			B[3][i][j] = i == j ? dt : 0.0f;
-			/* dtheta' = ... - R diag(dang) dsf */
-			B[4][i][j] = -R[i][j] * dang[j];
-		}
-	/* -[a x] */
-	B[1][0][0] = 0.0f;
-	B[1][0][1] = dv_ned[2];
-	B[1][0][2] = -dv_ned[1];
-	B[1][1][0] = -dv_ned[2];
-	B[1][1][1] = 0.0f;
-	B[1][1][2] = dv_ned[0];
-	B[1][2][0] = dv_ned[1];
-	B[1][2][1] = -dv_ned[0];
-	B[1][2][2] = 0.0f;
-
-	float A[N][N];
 	float (*P)[N] = e->P;
-	memcpy(A, P, sizeof(A));
-	for (int b = 0; b < NB; b++)
-		for (int i = 0; i < 3; i++)
-			for (int k = 0; k < 3; k++) {
-				float f = B[b][i][k];
-				if (f == 0.0f)
-					continue;
-				const float *src = P[blk_col[b] + k];
-				float *dst = A[blk_row[b] + i];
-				for (int j = 0; j < N; j++)
-					dst[j] += f * src[j];
-			}
-	memcpy(P, A, sizeof(A));
-	for (int b = 0; b < NB; b++)
-		for (int i = 0; i < 3; i++)
-			for (int k = 0; k < 3; k++) {
-				float f = B[b][i][k];
-				if (f == 0.0f)
-					continue;
-				int di = blk_row[b] + i, sk = blk_col[b] + k;
-				for (int j = 0; j < N; j++)
-					P[j][di] += f * A[j][sk];
-			}
+	estim_cov_transition(P, R, dv_ned, dang, dt);
 
 	const struct estim_config *c = &e->cfg;
 	float q[N];
@@ -330,14 +277,14 @@ static void corrected_deltas(const struct estim_nav *x, const struct estim_imu_s
 /* Innovation variance of a measurement row h with noise variance r. */
 static float innov_var(const struct estim *e, const float h[N], float r)
 {
+	int nz[N], nn = 0;
+	for (int i = 0; i < N; i++)
+		if (h[i] != 0.0f)
+			nz[nn++] = i;
 	float s = r;
-	for (int i = 0; i < N; i++) {
-		if (h[i] == 0.0f)
-			continue;
-		for (int j = 0; j < N; j++)
-			if (h[j] != 0.0f)
-				s += h[i] * e->P[i][j] * h[j];
-	}
+	for (int a = 0; a < nn; a++)
+		for (int b = 0; b < nn; b++)
+			s += h[nz[a]] * e->P[nz[a]][nz[b]] * h[nz[b]];
 	return s;
 }
 
@@ -374,13 +321,16 @@ static int fuse_scalar(struct estim *e, const float h[N], float innov, float r)
 	float d[N];
 	for (int i = 0; i < N; i++)
 		d[i] = pht[i] * inv * innov;
+	/* The upper triangle along its rows, then copied to the lower: P stays
+	 * exactly symmetric (cov_fix relies on it). */
 	for (int i = 0; i < N; i++) {
 		float ki = pht[i] * inv;
-		for (int j = i; j < N; j++) {
-			float v = e->P[i][j] - ki * pht[j];
-			e->P[i][j] = e->P[j][i] = v;
-		}
+		for (int j = i; j < N; j++)
+			e->P[i][j] -= ki * pht[j];
 	}
+	for (int i = 0; i < N; i++)
+		for (int j = i + 1; j < N; j++)
+			e->P[j][i] = e->P[i][j];
 	if (!e->wind_active)
 		d[ESTIM_S_WIND] = d[ESTIM_S_WIND + 1] = 0.0f;
 	if (!e->mag_active)

@@ -17,6 +17,7 @@
 
 #include "estim/estim.h"
 #include "estim/estim_accum.h"
+#include "estim/estim_cov.h"
 #include "estim/estim_math.h"
 
 #define DEG (M_PI / 180.0)
@@ -894,6 +895,158 @@ static void test_estim_covariance_stays_symmetric_bounded_and_finite(void **stat
 	assert_int_equal(es.count.numeric_faults, 0);
 }
 
+/* ---- the covariance's structured prediction ------------------------------- */
+
+#define NS ESTIM_NSTATES
+
+static double urand(unsigned int *seed, double lo, double hi)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return lo + (hi - lo) * (double)((*seed >> 8) & 0xffffff) / (double)0x1000000;
+}
+
+/* A random covariance: L L' + a diagonal, each state at its own scale (radians
+ * to hundreds of metres), exactly symmetric in float. */
+static void random_cov(unsigned int *seed, float P[NS][NS])
+{
+	static const double scale[NS] = { 0.05, 0.05, 0.2, 3, 3, 1, 50, 50, 20, 1e-3, 1e-3, 1e-3, 0.1, 0.1, 0.1,
+					  0.02, 0.02, 0.02, 0.02, 0.02, 0.02, 5, 5, 3, 0.01, 0.01, 0.01 };
+	double L[NS][NS], Pd[NS][NS];
+	for (int i = 0; i < NS; i++)
+		for (int j = 0; j < NS; j++)
+			L[i][j] = urand(seed, -1, 1) * scale[i];
+	for (int i = 0; i < NS; i++)
+		for (int j = i; j < NS; j++) {
+			double a = i == j ? 0.1 * scale[i] * scale[i] : 0;
+			for (int k = 0; k < NS; k++)
+				a += L[i][k] * L[j][k] / NS;
+			Pd[i][j] = Pd[j][i] = a;
+		}
+	for (int i = 0; i < NS; i++)
+		for (int j = 0; j < NS; j++)
+			P[i][j] = (float)Pd[i][j];
+}
+
+/* The dense update estim.c made before estim_cov_transition: row operations
+ * into F P, column operations over every row, then the two triangles
+ * averaged. */
+static void dense_transition(float P[NS][NS], float R[3][3], const float dv[3], const float dang[3], float dt)
+{
+	static const int blk_row[5] = { ESTIM_S_ATT, ESTIM_S_VEL, ESTIM_S_VEL, ESTIM_S_POS, ESTIM_S_ATT };
+	static const int blk_col[5] = { ESTIM_S_GYRO_BIAS, ESTIM_S_ATT, ESTIM_S_ACC_BIAS, ESTIM_S_VEL,
+					ESTIM_S_GYRO_SCALE };
+	float B[5][3][3];
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			B[0][i][j] = -R[i][j] * dt;
+			B[2][i][j] = -R[i][j] * dt;
+			B[3][i][j] = i == j ? dt : 0.0f;
+			B[4][i][j] = -R[i][j] * dang[j];
+		}
+	float sk[3][3] = { { 0.0f, dv[2], -dv[1] }, { -dv[2], 0.0f, dv[0] }, { dv[1], -dv[0], 0.0f } };
+	memcpy(B[1], sk, sizeof(sk));
+	static float A[NS][NS];
+	memcpy(A, P, sizeof(A));
+	for (int b = 0; b < 5; b++)
+		for (int i = 0; i < 3; i++)
+			for (int k = 0; k < 3; k++) {
+				float f = B[b][i][k];
+				if (f == 0.0f)
+					continue;
+				for (int j = 0; j < NS; j++)
+					A[blk_row[b] + i][j] += f * P[blk_col[b] + k][j];
+			}
+	memcpy(P, A, sizeof(A));
+	for (int b = 0; b < 5; b++)
+		for (int i = 0; i < 3; i++)
+			for (int k = 0; k < 3; k++) {
+				float f = B[b][i][k];
+				if (f == 0.0f)
+					continue;
+				for (int j = 0; j < NS; j++)
+					P[j][blk_row[b] + i] += f * A[j][blk_col[b] + k];
+			}
+	for (int i = 0; i < NS; i++)
+		for (int j = i + 1; j < NS; j++)
+			P[i][j] = P[j][i] = 0.5f * (P[i][j] + P[j][i]);
+}
+
+static void test_estim_structured_covariance_prediction_equals_the_dense_product(void **state)
+{
+	/* Random attitudes, velocity changes, delta angles, step lengths and
+	 * covariances: the structured update gives the very floats of the dense
+	 * one (the same operations in the same order; c_std=c11 contracts no
+	 * multiply-add), and F P F' of the exact F to float rounding. */
+	static float P[NS][NS], Pd[NS][NS], P0[NS][NS];
+	unsigned int seed = 19;
+	double worst = 0;
+	for (int run = 0; run < 200; run++) {
+		random_cov(&seed, P0);
+		float q[4] = { (float)urand(&seed, -1, 1), (float)urand(&seed, -1, 1), (float)urand(&seed, -1, 1),
+			       (float)urand(&seed, -1, 1) };
+		em_quat_normalize(q);
+		float R[3][3];
+		em_quat_to_dcm(q, R);
+		float dt = (float)urand(&seed, 0.0025, 0.02);
+		float dv[3], dang[3];
+		for (int i = 0; i < 3; i++) {
+			dv[i] = (float)urand(&seed, -0.5, 0.5);
+			dang[i] = (float)urand(&seed, -0.05, 0.05);
+		}
+		if (run % 4 == 0)
+			dv[run % 3] = 0.0f; /* the dense update skips zero terms */
+		memcpy(P, P0, sizeof(P));
+		memcpy(Pd, P0, sizeof(Pd));
+		estim_cov_transition(P, R, dv, dang, dt);
+		dense_transition(Pd, R, dv, dang, dt);
+		assert_memory_equal(P, Pd, sizeof(P));
+
+		/* F P F' in double, F built whole */
+		static double F[NS][NS], FP[NS][NS];
+		memset(F, 0, sizeof(F));
+		for (int i = 0; i < NS; i++)
+			F[i][i] = 1;
+		for (int i = 0; i < 3; i++) {
+			for (int k = 0; k < 3; k++) {
+				F[ESTIM_S_ATT + i][ESTIM_S_GYRO_BIAS + k] = -D(R[i][k]) * D(dt);
+				F[ESTIM_S_ATT + i][ESTIM_S_GYRO_SCALE + k] = -D(R[i][k]) * D(dang[k]);
+				F[ESTIM_S_VEL + i][ESTIM_S_ACC_BIAS + k] = -D(R[i][k]) * D(dt);
+			}
+			F[ESTIM_S_POS + i][ESTIM_S_VEL + i] = D(dt);
+		}
+		/* -[dv x] */
+		F[ESTIM_S_VEL + 0][ESTIM_S_ATT + 1] = D(dv[2]);
+		F[ESTIM_S_VEL + 0][ESTIM_S_ATT + 2] = -D(dv[1]);
+		F[ESTIM_S_VEL + 1][ESTIM_S_ATT + 0] = -D(dv[2]);
+		F[ESTIM_S_VEL + 1][ESTIM_S_ATT + 2] = D(dv[0]);
+		F[ESTIM_S_VEL + 2][ESTIM_S_ATT + 0] = D(dv[1]);
+		F[ESTIM_S_VEL + 2][ESTIM_S_ATT + 1] = -D(dv[0]);
+		for (int i = 0; i < NS; i++)
+			for (int j = 0; j < NS; j++) {
+				double a = 0;
+				for (int k = 0; k < NS; k++)
+					a += F[i][k] * D(P0[k][j]);
+				FP[i][j] = a;
+			}
+		for (int i = 0; i < NS; i++)
+			for (int j = 0; j < NS; j++) {
+				double a = 0;
+				for (int k = 0; k < NS; k++)
+					a += FP[i][k] * F[j][k];
+				/* error relative to the scale Cauchy-Schwarz allows the entry */
+				double err = fabs(D(P[i][j]) - a) / sqrt(D(P[i][i]) * D(P[j][j]));
+				if (err > worst)
+					worst = err;
+				assert_true(P[i][j] == P[j][i]);
+				if (i >= ESTIM_COV_NAV && j >= ESTIM_COV_NAV)
+					assert_true(P[i][j] == P0[i][j]);
+			}
+	}
+	print_message("structured F P F': the dense update's floats; from the exact product at most %.2g "
+		      "of sqrt(Pii Pjj)\n", worst);
+	assert_true(worst < 1e-5);
+}
+
 static void test_estim_rejects_bad_samples_and_counts_them(void **state)
 {
 	static struct estim e;
@@ -1004,6 +1157,7 @@ int main(void)
 		cmocka_unit_test(test_estim_gps_fusion_follows_the_kalman_gain_and_gates_jumps),
 		cmocka_unit_test(test_estim_baro_rebases_when_it_disagrees_with_gps_height),
 		cmocka_unit_test(test_estim_covariance_stays_symmetric_bounded_and_finite),
+		cmocka_unit_test(test_estim_structured_covariance_prediction_equals_the_dense_product),
 		cmocka_unit_test(test_estim_rejects_bad_samples_and_counts_them),
 		cmocka_unit_test(test_estim_wgs84_conversion_matches_the_ellipsoid),
 	};
