@@ -45,7 +45,8 @@ static struct flight {
 	uint64_t log_next25_us, log_next10_us;  /* the log's next 25 Hz and 10 Hz ticks */
 	uint32_t log_gps_gen, log_baro_gen;
 	const struct sched *sched;      /* for the log's loop timing (PM), may be NULL */
-	uint64_t pm_last_us, pm_loops, pm_long;
+	uint64_t pm_last_us;
+	struct sched_figures pm_prev;   /* the main loop's figures at the last PM */
 	_Atomic bool armed;
 	uint64_t out_errors;
 } fl;
@@ -334,31 +335,40 @@ static void write_log(uint64_t now_us)
 	}
 }
 
-/* PM every 10 s: the main loop's timing, as ArduPilot's performance records. */
+static uint16_t u16_sat(uint64_t v)
+{
+	return v > UINT16_MAX ? UINT16_MAX : (uint16_t)v;
+}
+
+/*
+ * PM every 10 s: the main loop's timing since the last PM, as ArduPilot's
+ * performance records, from the figures the timing report gives
+ * (scheduler.h): NLon is the report's >1.5x count, Load its load; MaxT is the
+ * longest loop so far, the report's max, as the scheduler keeps no
+ * per-period maximum.
+ */
 static void log_pm(uint64_t now_us)
 {
 	struct log_producer *lp = flightlog_main();
 	if (!lp || !fl.sched || now_us - fl.pm_last_us < 10000000u)
 		return;
-	const struct sched_stats *st = sched_stats(fl.sched, SCHED_MAIN);
-	uint64_t loops = atomic_load_explicit(&st->loops, memory_order_relaxed);
-	uint64_t lng = atomic_load_explicit(&st->overruns_1_5x, memory_order_relaxed);
+	struct sched_figures f;
+	sched_figures_read(fl.sched, SCHED_MAIN, &f);
 	uint64_t period_ns = fl.sched->th[SCHED_MAIN].period_ns;
-	uint64_t mean_ns = hist_mean(&st->run_time);
+	uint64_t n = f.loops - fl.pm_prev.loops;
 	struct df_pm pm = {
 		.t_us = now_us,
 		.loop_rate_hz = (uint16_t)(period_ns ? 1000000000u / period_ns : 0),
-		.n_long = (uint16_t)(lng - fl.pm_long),
-		.n_loop = (uint16_t)(loops - fl.pm_loops),
-		.max_t_us = (uint32_t)(hist_max(&st->run_time) / 1000u),
-		.avg_t_us = (uint32_t)(mean_ns / 1000u),
+		.n_long = u16_sat(f.overruns_1_5x - fl.pm_prev.overruns_1_5x),
+		.n_loop = u16_sat(n),
+		.max_t_us = (uint32_t)(f.run_max_ns / 1000u),
+		.avg_t_us = (uint32_t)(n ? (f.run_sum_ns - fl.pm_prev.run_sum_ns) / n / 1000u : 0),
 		.log_drop = (uint32_t)lp->drops_reported,
-		.load_permille = (uint16_t)(period_ns ? mean_ns * 1000u / period_ns : 0),
+		.load_permille = u16_sat(sched_load_permille(fl.sched, SCHED_MAIN, &fl.pm_prev, &f)),
 	};
 	log_write_pm(lp, &pm);
 	fl.pm_last_us = now_us;
-	fl.pm_loops = loops;
-	fl.pm_long = lng;
+	fl.pm_prev = f;
 }
 
 void flight_timing_source(const struct sched *s)

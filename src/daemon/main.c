@@ -126,14 +126,20 @@ static void report(void)
 	log_info("timing report (%s):", sched.fifo ? "SCHED_FIFO" : "normal scheduling");
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
 		log_info("  %s", line);
-	/* What the main loop achieved on the wall clock (real time: lock-step has none). */
-	uint64_t now_ns = clock_mono_ns();
-	if (!lockstep && sched.t0_ns && now_ns > sched.t0_ns + 1000000000ull) {
-		double s = (double)(now_ns - sched.t0_ns) * 1e-9;
-		log_info("main loop: %.1f loops a second over %.1f s (configured %u Hz)",
-			 (double)sched_loops(&sched, SCHED_MAIN) / s, s,
-			 cfg.sched.thread[SCHED_MAIN].rate_hz);
-	}
+	/*
+	 * What the main loop achieved, from its first start to its last on the
+	 * scheduler's clock (simulated seconds in lock-step), and its load: the
+	 * figures SYS_STATUS and the log's PM records give.
+	 */
+	struct sched_figures f;
+	sched_figures_read(&sched, SCHED_MAIN, &f);
+	double span_s;
+	double hz = sched_rate_hz(NULL, &f, &span_s);
+	uint32_t load = sched_load_permille(&sched, SCHED_MAIN, NULL, &f);
+	if (span_s >= 1.0)
+		log_info("main loop: %.1f loops a %s over %.1f s (configured %u Hz), load %u.%u %%",
+			 hz, lockstep ? "simulated second" : "second", span_s,
+			 cfg.sched.thread[SCHED_MAIN].rate_hz, load / 10u, load % 10u);
 }
 
 /* Whether every thread looped since the last call; names the first that did not. */

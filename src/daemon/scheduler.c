@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -101,6 +102,7 @@ int sched_init(struct sched *s, const struct sched_cfg *cfg)
 		t->owner = s;
 		atomic_init(&t->pace_seq, 0);
 		atomic_init(&t->pace_t_ns, 0);
+		atomic_init(&t->pace_first_ns, 0);
 		hist_init(&t->stats.wake_latency);
 		hist_init(&t->stats.run_time);
 		atomic_init(&t->stats.loops, 0);
@@ -109,6 +111,9 @@ int sched_init(struct sched *s, const struct sched_cfg *cfg)
 		atomic_init(&t->stats.longest_interval_ns, 0);
 		atomic_init(&t->stats.skipped, 0);
 		atomic_init(&t->stats.pace_timeouts, 0);
+		atomic_init(&t->stats.first_start_ns, 0);
+		atomic_init(&t->stats.last_start_ns, 0);
+		atomic_init(&t->stats.last_event_ns, 0);
 	}
 	return 0;
 }
@@ -143,7 +148,15 @@ void sched_set_paced(struct sched *s, enum sched_thread_id id)
 void sched_pace_signal(struct sched *s, enum sched_thread_id id)
 {
 	struct sched_thread *t = &s->th[id];
-	atomic_store_explicit(&t->pace_t_ns, clock_mono_ns(), memory_order_relaxed);
+	uint64_t now = clock_mono_ns();
+	/*
+	 * The oldest event not yet served is what a late loop is judged from: a
+	 * newer one does not replace it. One attempt, so the signaller never waits.
+	 */
+	uint64_t none = 0;
+	atomic_compare_exchange_strong_explicit(&t->pace_first_ns, &none, now,
+						memory_order_relaxed, memory_order_relaxed);
+	atomic_store_explicit(&t->pace_t_ns, now, memory_order_relaxed);
 	atomic_fetch_add_explicit(&t->pace_seq, 1, memory_order_release);
 	if (!s->lockstep)
 		syscall(SYS_futex, &t->pace_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -163,6 +176,47 @@ static void bump(_Atomic uint64_t *c)
 {
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
+}
+
+void sched_stats_add(struct sched *s, enum sched_thread_id id, const struct sched_loop *l)
+{
+	const struct sched_thread *t = &s->th[id];
+	struct sched_stats *st = &s->th[id].stats;
+	uint64_t period = t->period_ns;
+	uint64_t prev = atomic_load_explicit(&st->last_start_ns, memory_order_relaxed);
+	bool first = atomic_load_explicit(&st->loops, memory_order_relaxed) == 0;
+	uint64_t iv = !first && l->start_ns > prev ? l->start_ns - prev : 0;
+	uint64_t late = l->start_ns > l->intended_ns ? l->start_ns - l->intended_ns : 0;
+
+	if (!s->lockstep)
+		hist_add(&st->wake_latency, late);
+	hist_add(&st->run_time, l->run_ns);
+	bool over_1_5x, over_2x;
+	if (s->lockstep) {
+		over_1_5x = 2 * l->run_ns > 3 * period;
+		over_2x = l->run_ns > 2 * period;
+	} else if (t->paced) {
+		over_1_5x = !l->timed_out && 2 * late > period;
+		over_2x = !l->timed_out && late > period;
+	} else {
+		over_1_5x = !first && 2 * iv > 3 * period;
+		over_2x = !first && iv > 2 * period;
+	}
+	if (over_1_5x)
+		bump(&st->overruns_1_5x);
+	if (over_2x)
+		bump(&st->overruns_2x);
+	if (l->timed_out)
+		bump(&st->pace_timeouts);
+	if (iv > atomic_load_explicit(&st->longest_interval_ns, memory_order_relaxed))
+		atomic_store_explicit(&st->longest_interval_ns, iv, memory_order_relaxed);
+	if (first)
+		atomic_store_explicit(&st->first_start_ns, l->start_ns, memory_order_relaxed);
+	atomic_store_explicit(&st->last_start_ns, l->start_ns, memory_order_relaxed);
+	if (t->paced && !l->timed_out)
+		atomic_store_explicit(&st->last_event_ns, l->intended_ns, memory_order_relaxed);
+	/* Last, so that a reader that sees n loops sees their starts too (nearly: relaxed). */
+	bump(&st->loops);
 }
 
 /*
@@ -203,40 +257,40 @@ static void *thread_main(void *arg)
 	uint32_t pace_seen = atomic_load(&t->pace_seq);
 
 	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
-		uint64_t intended;
+		struct sched_loop l = { 0 };
 		if (t->paced) {
 			/* Two missed events in a row: run anyway so failsafes still get a turn. */
 			uint64_t deadline = (prev_start ? prev_start : next) + 2 * t->period_ns;
 			bool got = wait_pace(t, &pace_seen, deadline);
 			if (atomic_load_explicit(&s->stop, memory_order_relaxed))
 				break;
-			if (!got)
-				bump(&st->pace_timeouts);
-			intended = got ? atomic_load_explicit(&t->pace_t_ns, memory_order_relaxed)
-				       : deadline;
+			l.timed_out = !got;
+			l.intended_ns = deadline;
+			if (got) {
+				/*
+				 * A signal that came as the previous one was being taken
+				 * left no time of its own: judged from the latest signal.
+				 */
+				uint64_t first = atomic_exchange_explicit(&t->pace_first_ns, 0,
+									  memory_order_relaxed);
+				l.intended_ns = first ? first
+					      : atomic_load_explicit(&t->pace_t_ns, memory_order_relaxed);
+			}
 		} else {
 			clock_sleep_until_ns(next);
-			intended = next;
+			l.intended_ns = next;
 		}
 		uint64_t start = clock_mono_ns();
-		hist_add(&st->wake_latency, start > intended ? start - intended : 0);
-		if (prev_start) {
-			uint64_t iv = start - prev_start;
-			if (2 * iv > 3 * t->period_ns)
-				bump(&st->overruns_1_5x);
-			if (iv > 2 * t->period_ns)
-				bump(&st->overruns_2x);
-			if (iv > atomic_load_explicit(&st->longest_interval_ns, memory_order_relaxed))
-				atomic_store_explicit(&st->longest_interval_ns, iv,
-						      memory_order_relaxed);
-		}
 		prev_start = start;
 
 		run_tasks(t, start / 1000);
 
 		uint64_t end = clock_mono_ns();
-		hist_add(&st->run_time, end - start);
-		bump(&st->loops);
+		l.start_ns = start;
+		l.run_ns = end - start;
+		sched_stats_add(s, t->id, &l);
+		if (t->paced)
+			continue;
 
 		/* Drift-free: the next start is a whole period on; late loops skip to stay in phase. */
 		next += t->period_ns;
@@ -389,6 +443,50 @@ const struct sched_stats *sched_stats(const struct sched *s, enum sched_thread_i
 	return &s->th[id].stats;
 }
 
+static uint64_t get(const _Atomic uint64_t *c)
+{
+	return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+void sched_figures_read(const struct sched *s, enum sched_thread_id id, struct sched_figures *f)
+{
+	const struct sched_stats *st = &s->th[id].stats;
+	/* The loop count first: the sums read after it cover at least those loops. */
+	f->loops = get(&st->loops);
+	f->overruns_1_5x = get(&st->overruns_1_5x);
+	f->overruns_2x = get(&st->overruns_2x);
+	f->skipped = get(&st->skipped);
+	f->pace_timeouts = get(&st->pace_timeouts);
+	f->run_sum_ns = get(&st->run_time.sum_ns);
+	f->run_max_ns = hist_max(&st->run_time);
+	f->first_start_ns = get(&st->first_start_ns);
+	f->last_start_ns = get(&st->last_start_ns);
+	f->last_event_ns = get(&st->last_event_ns);
+}
+
+uint32_t sched_load_permille(const struct sched *s, enum sched_thread_id id,
+			     const struct sched_figures *from, const struct sched_figures *to)
+{
+	uint64_t loops = to->loops - (from ? from->loops : 0);
+	uint64_t run_ns = to->run_sum_ns - (from ? from->run_sum_ns : 0);
+	uint64_t period_ns = s->th[id].period_ns;
+	if (!loops || !period_ns)
+		return 0;
+	uint64_t permille = run_ns * 1000u / (loops * period_ns);
+	return permille > UINT32_MAX ? UINT32_MAX : (uint32_t)permille;
+}
+
+double sched_rate_hz(const struct sched_figures *from, const struct sched_figures *to,
+		     double *span_s)
+{
+	/* Since the first loop: the intervals between the starts, one fewer than the loops. */
+	uint64_t t0 = from ? from->last_start_ns : to->first_start_ns;
+	uint64_t n = from ? to->loops - from->loops : to->loops ? to->loops - 1 : 0;
+	uint64_t span = to->last_start_ns > t0 ? to->last_start_ns - t0 : 0;
+	*span_s = (double)span * 1e-9;
+	return n && span ? (double)n / *span_s : 0.0;
+}
+
 /*
  * Lock-step. Each thread's next wake is on a virtual timeline; the earliest
  * runs first, ties go to the higher priority (then the lower id), so the order
@@ -414,6 +512,7 @@ int sched_lockstep_run_until(struct sched *s, uint64_t t_us)
 				uint32_t seq = atomic_load_explicit(&t->pace_seq, memory_order_acquire);
 				if (seq != t->pace_seen) {
 					t->pace_seen = seq;
+					t->pace_due = true;
 					if (t->next_vt_us > s->vt_us)
 						t->next_vt_us = s->vt_us;
 				}
@@ -427,10 +526,16 @@ int sched_lockstep_run_until(struct sched *s, uint64_t t_us)
 		if (!best)
 			break;
 		s->vt_us = best->next_vt_us;
+		/* The first run of a paced thread is due from the start, like any other. */
+		struct sched_loop l = { .intended_ns = s->vt_us * 1000u, .start_ns = s->vt_us * 1000u,
+					.timed_out = best->paced && !best->pace_due &&
+						     atomic_load_explicit(&best->stats.loops,
+									  memory_order_relaxed) > 0 };
+		best->pace_due = false;
 		uint64_t w0 = clock_mono_ns();
 		run_tasks(best, s->vt_us);
-		hist_add(&best->stats.run_time, clock_mono_ns() - w0);
-		bump(&best->stats.loops);
+		l.run_ns = clock_mono_ns() - w0;
+		sched_stats_add(s, best->id, &l);
 		uint64_t period_us = best->period_ns / 1000;
 		best->next_vt_us = s->vt_us + (best->paced ? 2 * period_us : period_us);
 		if (period_us == 0)
@@ -445,30 +550,92 @@ static double us(uint64_t ns)
 	return (double)ns / 1000.0;
 }
 
+/* Appends to buf at *n (NUL-terminated, cut to len); keeps *n at len once full. */
+static void put(char *buf, size_t len, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void put(char *buf, size_t len, size_t *n, const char *fmt, ...)
+{
+	if (*n >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf + *n, len - *n, fmt, ap);
+	va_end(ap);
+	*n = w < 0 ? len : *n + (size_t)w;
+}
+
+/* What a paced thread's line cannot say: what it was judged against, and whether its events come. */
+static void report_pacing(const struct sched *s, const struct sched_thread *t,
+			  const struct sched_figures *f, char *buf, size_t len, size_t *n)
+{
+	const char *name = sched_thread_name(t->id);
+	if (s->lockstep) {
+		put(buf, len, n, "%s: paced by events on the simulator's clock; %llu loops ran on "
+		    "the time-out (no event for 2 periods)\n", name,
+		    (unsigned long long)f->pace_timeouts);
+		return;
+	}
+	if (!f->loops)
+		return;
+	uint64_t last_ev = f->last_event_ns;
+	/* Missing when its latest loops were time-outs: no event for two periods before them. */
+	if (last_ev + 2 * t->period_ns <= f->last_start_ns) {
+		uint64_t since = last_ev ? last_ev : f->first_start_ns;
+		put(buf, len, n, "%s: paced, but no pacing event %s for %.1f s: waiting on its "
+		    "time-out (%llu loops), not overrunning\n", name,
+		    last_ev ? "came" : "has come", (double)(f->last_start_ns - since) * 1e-9,
+		    (unsigned long long)f->pace_timeouts);
+		return;
+	}
+	put(buf, len, n, "%s: paced: judged from its pacing events (>1.5x, >2x: started over half "
+	    "a period, a period after the event it served); %llu loops ran on the time-out\n",
+	    name, (unsigned long long)f->pace_timeouts);
+}
+
 void sched_report(const struct sched *s, char *buf, size_t len)
 {
-	int w = snprintf(buf, len, "%-6s %5s %4s %9s | %-35s | %-24s | %6s %6s %9s %7s\n",
-			 "thread", "Hz", "prio", "loops", "wake-up latency us p50 p99 p99.9 max",
-			 "run time us p50 p99 max", ">1.5x", ">2x", "longest", "skipped");
 	size_t n = 0;
-	for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT && w >= 0; i++) {
-		n += (size_t)w;
-		if (n >= len)
-			return;
+	if (len)
+		buf[0] = '\0';
+	put(buf, len, &n, "%-6s %5s %4s %9s | %-35s | %-24s | %6s %6s %9s %7s %7s\n",
+	    "thread", "Hz", "prio", "loops", "wake-up latency us p50 p99 p99.9 max",
+	    "run time us p50 p99 max", ">1.5x", ">2x", "longest", "skipped", "load");
+	for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT; i++) {
 		const struct sched_thread *t = &s->th[i];
 		const struct sched_stats *st = &t->stats;
 		const struct hist *wl = &st->wake_latency, *rt = &st->run_time;
-		w = snprintf(buf + n, len - n,
-			     "%-6s %5u %4d %9llu | %8.1f %8.1f %8.1f %8.1f | %7.1f %7.1f %8.1f |"
-			     " %6llu %6llu %9.1f %7llu%s\n",
-			     sched_thread_name(t->id), s->cfg.thread[i].rate_hz, t->priority,
-			     (unsigned long long)atomic_load(&st->loops),
-			     us(hist_quantile(wl, 0.5)), us(hist_quantile(wl, 0.99)),
-			     us(hist_quantile(wl, 0.999)), us(hist_max(wl)),
-			     us(hist_quantile(rt, 0.5)), us(hist_quantile(rt, 0.99)), us(hist_max(rt)),
-			     (unsigned long long)atomic_load(&st->overruns_1_5x),
-			     (unsigned long long)atomic_load(&st->overruns_2x),
-			     us(atomic_load(&st->longest_interval_ns)),
-			     (unsigned long long)atomic_load(&st->skipped), t->paced ? " paced" : "");
+		struct sched_figures f;
+		sched_figures_read(s, t->id, &f);
+		uint32_t load = sched_load_permille(s, t->id, NULL, &f);
+		char skipped[24];
+		/* A paced thread has no periods of its own to skip. */
+		if (t->paced || s->lockstep)
+			snprintf(skipped, sizeof(skipped), "-");
+		else
+			snprintf(skipped, sizeof(skipped), "%llu", (unsigned long long)f.skipped);
+		put(buf, len, &n,
+		    "%-6s %5u %4d %9llu | %8.1f %8.1f %8.1f %8.1f | %7.1f %7.1f %8.1f |"
+		    " %6llu %6llu %9.1f %7s %4u.%u%%%s\n",
+		    sched_thread_name(t->id), s->cfg.thread[i].rate_hz, t->priority,
+		    (unsigned long long)f.loops,
+		    us(hist_quantile(wl, 0.5)), us(hist_quantile(wl, 0.99)),
+		    us(hist_quantile(wl, 0.999)), us(hist_max(wl)),
+		    us(hist_quantile(rt, 0.5)), us(hist_quantile(rt, 0.99)), us(f.run_max_ns),
+		    (unsigned long long)f.overruns_1_5x, (unsigned long long)f.overruns_2x,
+		    us(atomic_load_explicit(&st->longest_interval_ns, memory_order_relaxed)),
+		    skipped, load / 10u, load % 10u, t->paced ? " paced" : "");
 	}
+	for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT; i++)
+		if (s->th[i].paced) {
+			struct sched_figures f;
+			sched_figures_read(s, (enum sched_thread_id)i, &f);
+			report_pacing(s, &s->th[i], &f, buf, len, &n);
+		}
+	if (s->lockstep)
+		put(buf, len, &n, "lock-step: every loop starts on its instant of the simulator's "
+		    "clock, so none is late and no wake-up latency is measured; >1.5x and >2x count "
+		    "loops whose run time took over 1.5 and 2 of the simulated period they stand "
+		    "for; longest is on the simulator's clock; load is the mean run time against "
+		    "the period\n");
 }

@@ -59,16 +59,55 @@ struct sched_task {
 	void *ctx;
 };
 
-/* Per-thread timing; written by that thread only. */
+/*
+ * Per-thread timing; written by that thread only (in lock-step, by the caller
+ * of sched_lockstep_run_until). What an overrun is depends on how the thread
+ * is driven:
+ * - periodic, real time: a start-to-start interval over 1.5 (2) periods;
+ * - paced, real time: a start over half a period (a period) after the pacing
+ *   event it serves. A loop that ran on its time-out served no event and is
+ *   never an overrun: it was waiting, not late. Samples that come late make
+ *   no overrun either, since the loop is judged from when they came;
+ * - lock-step: nothing starts late on the simulator's clock, so it counts
+ *   loops whose run time exceeded 1.5 (2) of the period they stand for.
+ */
 struct sched_stats {
-	struct hist wake_latency;      /* ns from the intended start to the actual start */
-	struct hist run_time;          /* ns from start to the end of the tasks */
+	struct hist wake_latency;      /* ns from the intended start to the actual start (real time) */
+	struct hist run_time;          /* ns from start to the end of the tasks (wall clock) */
 	_Atomic uint64_t loops;
-	_Atomic uint64_t overruns_1_5x;  /* start-to-start intervals over 1.5 periods */
+	_Atomic uint64_t overruns_1_5x;  /* over 1.5 periods, as above */
 	_Atomic uint64_t overruns_2x;    /* ... over 2 periods */
-	_Atomic uint64_t longest_interval_ns;
-	_Atomic uint64_t skipped;        /* periods skipped to stay in phase after an overrun */
-	_Atomic uint64_t pace_timeouts;  /* paced thread ran on its timeout: no event came */
+	_Atomic uint64_t longest_interval_ns;  /* start to start, on the thread's clock */
+	_Atomic uint64_t skipped;        /* periodic: periods skipped to stay in phase after an overrun */
+	_Atomic uint64_t pace_timeouts;  /* paced thread ran on its time-out: no event came */
+	_Atomic uint64_t first_start_ns; /* the first loop's start on the thread's clock (0: none yet) */
+	_Atomic uint64_t last_start_ns;  /* the latest loop's start on the thread's clock */
+	_Atomic uint64_t last_event_ns;  /* paced: when the latest event it served came; 0: none yet */
+};
+
+/*
+ * How a loop went, on the thread's clock (CLOCK_MONOTONIC in real time, the
+ * virtual clock in ns in lock-step), for sched_stats_add.
+ */
+struct sched_loop {
+	uint64_t intended_ns;  /* real time: its deadline, or the time of the pacing event it serves */
+	uint64_t start_ns;     /* when its tasks began */
+	uint64_t run_ns;       /* how long they ran (wall clock, in lock-step too) */
+	bool timed_out;        /* paced: no event came, it ran on its time-out */
+};
+
+/* Cumulative figures of one thread at one moment (sched_figures_read). */
+struct sched_figures {
+	uint64_t loops;
+	uint64_t overruns_1_5x;
+	uint64_t overruns_2x;
+	uint64_t skipped;
+	uint64_t pace_timeouts;
+	uint64_t run_sum_ns;           /* the run times added up */
+	uint64_t run_max_ns;           /* the longest run so far */
+	uint64_t first_start_ns;       /* as in sched_stats */
+	uint64_t last_start_ns;
+	uint64_t last_event_ns;
 };
 
 struct sched_thread {
@@ -79,12 +118,14 @@ struct sched_thread {
 	bool paced;
 	_Atomic uint32_t pace_seq;     /* futex word: bumped by sched_pace_signal */
 	_Atomic uint64_t pace_t_ns;    /* when the last event was signalled */
+	_Atomic uint64_t pace_first_ns;  /* when the oldest event not yet served was signalled; 0: none */
 	uint32_t n_tasks;
 	uint32_t task_div[SCHED_MAX_TASKS_PER_THREAD];
 	const struct sched_task *tasks[SCHED_MAX_TASKS_PER_THREAD];
 	uint64_t wakes;                /* counts wakes to divide task rates */
 	uint64_t next_vt_us;           /* lock-step: the virtual time of the next wake */
 	uint32_t pace_seen;            /* lock-step: the last pace_seq acted on */
+	bool pace_due;                 /* lock-step: an event came that the next run serves */
 	pthread_t pthread;
 	bool started;
 	struct sched *owner;
@@ -134,10 +175,34 @@ void sched_stop(struct sched *s);
 /* Any thread: total loops of a thread, to tell that it is alive. */
 uint64_t sched_loops(const struct sched *s, enum sched_thread_id id);
 /*
- * Any thread: a thread's timing, for the log's PM records and MAVLink (read with
- * hist_quantile and relaxed loads; the owning thread keeps writing it).
+ * Any thread: a thread's timing (read with hist_quantile and relaxed loads;
+ * the owning thread keeps writing it). The log's PM records, MAVLink's
+ * SYS_STATUS load and the timing report take their figures through
+ * sched_figures_read, sched_load_permille and sched_rate_hz, so they agree.
  */
 const struct sched_stats *sched_stats(const struct sched *s, enum sched_thread_id id);
+void sched_figures_read(const struct sched *s, enum sched_thread_id id, struct sched_figures *f);
+/*
+ * Load in permille between two readings (from NULL: since the start): the
+ * mean run time of the loops in between against the thread's period, as
+ * ArduPilot's load; in lock-step, the work per step against the simulated
+ * period it stands for. Above 1000 when the loops take longer than their
+ * period; 0 when no loop ran in between.
+ */
+uint32_t sched_load_permille(const struct sched *s, enum sched_thread_id id,
+			     const struct sched_figures *from, const struct sched_figures *to);
+/*
+ * Loops a second achieved between two readings (from NULL: since the first
+ * loop), over the starts' span on the thread's clock (simulated seconds in
+ * lock-step); *span_s gets that span. 0 when fewer than two loops started.
+ */
+double sched_rate_hz(const struct sched_figures *from, const struct sched_figures *to,
+		     double *span_s);
+/*
+ * The statistics' own step, exposed so that tests can drive it with made-up
+ * times: adds one loop of thread id. The owning thread only.
+ */
+void sched_stats_add(struct sched *s, enum sched_thread_id id, const struct sched_loop *l);
 
 /*
  * Lock-step: instead of sched_start. Runs, in virtual-time order, every wake
@@ -146,7 +211,13 @@ const struct sched_stats *sched_stats(const struct sched *s, enum sched_thread_i
  */
 int sched_lockstep_run_until(struct sched *s, uint64_t t_us);
 
-/* Multi-line human report of every thread's timing into buf (NUL-terminated, cut to len). */
+/*
+ * Multi-line human report of every thread's timing into buf (NUL-terminated,
+ * cut to len): a header, a line per thread (load as sched_load_permille since
+ * the start), then a line for each paced thread (what it is judged against,
+ * or that its events have stopped coming and it is waiting) and, in
+ * lock-step, a line on what the columns mean there.
+ */
 void sched_report(const struct sched *s, char *buf, size_t len);
 
 #endif

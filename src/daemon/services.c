@@ -283,10 +283,13 @@ static void gcs_task(void *ctx, uint64_t now_us)
 		return;
 	sv.gcs_last_us = now_us;
 	sv.gcs.arming_check = (uint32_t)param_get(sv.arming_check_idx);
-	/* SYS_STATUS load: the main loop's mean run time over its period. */
-	const struct sched_stats *st = sched_stats(sv.sched, SCHED_MAIN);
-	uint64_t period_ns = sv.sched->th[SCHED_MAIN].period_ns;
-	uint64_t load = period_ns ? hist_mean(&st->run_time) * 1000 / period_ns : 0;
+	/*
+	 * SYS_STATUS load: the main loop's mean run time against its period, the
+	 * timing report's load; MAVLink's range ends at 1000.
+	 */
+	struct sched_figures f;
+	sched_figures_read(sv.sched, SCHED_MAIN, &f);
+	uint32_t load = sched_load_permille(sv.sched, SCHED_MAIN, NULL, &f);
 	sv.gcs.in.load_permille = (uint16_t)(load > 1000 ? 1000 : load);
 	sv.gcs.in.unix_us = unix_us_now();
 	flight_fill_gcs(&sv.gcs.in);

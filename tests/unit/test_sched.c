@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -224,6 +226,222 @@ static void test_sched_real_time_paced_thread_follows_its_signal(void **state)
 	assert_true(loop.runs >= 1);
 }
 
+/* A loop of main at start_us (intended at intended_us) that ran run_us. */
+static void main_loop(uint64_t intended_us, uint64_t start_us, uint64_t run_us, bool timed_out)
+{
+	struct sched_loop l = { .intended_ns = intended_us * 1000u, .start_ns = start_us * 1000u,
+				.run_ns = run_us * 1000u, .timed_out = timed_out };
+	sched_stats_add(&s, SCHED_MAIN, &l);
+}
+
+static void setup_paced_main(uint32_t rate_hz)
+{
+	struct sched_cfg cfg;
+	sched_cfg_defaults(&cfg, rate_hz);
+	cfg.realtime = false;
+	cfg.lock_memory = false;
+	assert_int_equal(sched_init(&s, &cfg), 0);
+	sched_set_paced(&s, SCHED_MAIN);
+}
+
+/* The report's line for a thread, cut at its end, into line. */
+static void report_line(const char *report, const char *prefix, char *line, size_t len)
+{
+	const char *p = strstr(report, prefix);
+	assert_non_null(p);
+	p += prefix[0] == '\n';
+	size_t n = strcspn(p, "\n");
+	assert_true(n < len);
+	memcpy(line, p, n);
+	line[n] = '\0';
+}
+
+static void test_sched_paced_loop_without_events_waits_and_is_not_overrunning(void **state)
+{
+	/* 400 Hz main, no IMU: it runs on its 5 ms time-out, often late on a busy host. */
+	setup_paced_main(400);
+	uint64_t t = 1000000;
+	for (int i = 0; i < 2000; i++) {
+		main_loop(t, t + (i % 7) * 1000, 30, true);  /* up to 6 ms late */
+		t += 5000 + (i % 7) * 1000;
+	}
+	const struct sched_stats *st = sched_stats(&s, SCHED_MAIN);
+	assert_int_equal(st->loops, 2000);
+	assert_int_equal(st->pace_timeouts, 2000);
+	assert_int_equal(st->overruns_1_5x, 0);
+	assert_int_equal(st->overruns_2x, 0);
+	assert_int_equal(st->skipped, 0);
+
+	static char buf[8192];
+	char line[512];
+	sched_report(&s, buf, sizeof(buf));
+	print_message("%s", buf);
+	report_line(buf, "\nmain ", line, sizeof(line));
+	unsigned long long loops, o15, o2;
+	assert_int_equal(sscanf(strrchr(line, '|') + 1, "%llu %llu", &o15, &o2), 2);
+	assert_int_equal(o15, 0);
+	assert_int_equal(o2, 0);
+	assert_int_equal(sscanf(line, "main %*u %*d %llu", &loops), 1);
+	assert_int_equal(loops, 2000);
+	report_line(buf, "main: paced", line, sizeof(line));
+	assert_non_null(strstr(line, "no pacing event has come for"));
+	assert_non_null(strstr(line, "waiting on its time-out (2000 loops), not overrunning"));
+}
+
+static void test_sched_real_time_paced_thread_without_events_counts_no_overrun(void **state)
+{
+	/*
+	 * The real threads, whatever the host's load: a time-out serves no event,
+	 * so however late it wakes it is not an overrun.
+	 */
+	setup_paced_main(400);
+	struct probe loop = { 0 };
+	struct sched_task t = { "loop", SCHED_MAIN, 0, probe_run, &loop };
+	assert_int_equal(sched_add_task(&s, &t), 0);
+	assert_int_equal(sched_start(&s), 0);
+	sleep_ms(200);
+	sched_stop(&s);
+	const struct sched_stats *st = sched_stats(&s, SCHED_MAIN);
+	assert_true(st->loops >= 1);
+	assert_int_equal(st->pace_timeouts, st->loops);
+	assert_int_equal(st->overruns_1_5x, 0);
+	assert_int_equal(st->overruns_2x, 0);
+	assert_int_equal(st->skipped, 0);
+}
+
+static void test_sched_late_pacing_event_is_not_an_overrun(void **state)
+{
+	setup_paced_main(400);  /* 2.5 ms */
+	main_loop(0, 100, 50, false);
+	/* The samples came 10 ms late; the loop started 0.2 ms after them: not late itself. */
+	main_loop(12500, 12700, 50, false);
+	const struct sched_stats *st = sched_stats(&s, SCHED_MAIN);
+	assert_int_equal(st->overruns_1_5x, 0);
+	assert_int_equal(st->overruns_2x, 0);
+	assert_int_equal(st->longest_interval_ns, 12600000u);  /* the interval is still told */
+	/* A loop that starts over half a period after its event is late: once over a period. */
+	main_loop(15000, 16300, 50, false);
+	assert_int_equal(st->overruns_1_5x, 1);
+	assert_int_equal(st->overruns_2x, 0);
+	main_loop(17500, 20100, 50, false);
+	assert_int_equal(st->overruns_1_5x, 2);
+	assert_int_equal(st->overruns_2x, 1);
+	assert_int_equal(st->pace_timeouts, 0);
+
+	/* Events that come while the loop is busy: the oldest is what it is judged from. */
+	sched_pace_signal(&s, SCHED_MAIN);
+	uint64_t first = s.th[SCHED_MAIN].pace_first_ns;
+	sleep_ms(1);
+	sched_pace_signal(&s, SCHED_MAIN);
+	assert_int_equal(s.th[SCHED_MAIN].pace_first_ns, first);
+	assert_true(s.th[SCHED_MAIN].pace_t_ns > first);
+}
+
+static void test_sched_periodic_loop_counts_overruns_by_interval(void **state)
+{
+	struct sched_cfg cfg;
+	sched_cfg_defaults(&cfg, 400);
+	assert_int_equal(sched_init(&s, &cfg), 0);
+	main_loop(0, 10, 50, false);
+	main_loop(2500, 2600, 50, false);
+	main_loop(5000, 6500, 50, false);   /* 3.9 ms after the last start: over 1.5x */
+	main_loop(7500, 7510, 50, false);
+	main_loop(10000, 13100, 50, false); /* 5.59 ms: over 2x too */
+	const struct sched_stats *st = sched_stats(&s, SCHED_MAIN);
+	assert_int_equal(st->overruns_1_5x, 2);
+	assert_int_equal(st->overruns_2x, 1);
+	assert_int_equal(hist_max(&st->wake_latency), 3100000u);
+}
+
+static void test_sched_figures_for_sys_status_and_pm_are_the_report_s(void **state)
+{
+	setup_paced_main(400);
+	/* 1000 loops of 250 us (10 % of 2.5 ms), then 1000 of 750 us (30 %), one 1.5x late. */
+	uint64_t t = 0;
+	for (int i = 0; i < 1000; i++, t += 2500)
+		main_loop(t, t, 250, false);
+	struct sched_figures mid, end;
+	sched_figures_read(&s, SCHED_MAIN, &mid);
+	for (int i = 0; i < 1000; i++, t += 2500)
+		main_loop(t, t + (i == 500 ? 1300 : 0), 750, false);
+	sched_figures_read(&s, SCHED_MAIN, &end);
+
+	/* SYS_STATUS: since the start. PM: between its records. */
+	uint32_t load = sched_load_permille(&s, SCHED_MAIN, NULL, &end);
+	assert_int_equal(load, 200);
+	assert_int_equal(sched_load_permille(&s, SCHED_MAIN, NULL, &mid), 100);
+	assert_int_equal(sched_load_permille(&s, SCHED_MAIN, &mid, &end), 300);
+	assert_int_equal(end.loops - mid.loops, 1000);
+	assert_int_equal(end.overruns_1_5x - mid.overruns_1_5x, 1);
+	assert_int_equal(end.run_max_ns, 750000u);
+	double span_s;
+	double hz = sched_rate_hz(NULL, &end, &span_s);
+	assert_true(hz > 399.99 && hz < 400.01);
+	assert_true(span_s > 4.99 && span_s < 5.01);
+	hz = sched_rate_hz(&mid, &end, &span_s);
+	assert_true(hz > 399.99 && hz < 400.01);
+
+	/* The report's main line says the same load and >1.5x count. */
+	static char buf[8192];
+	char line[512];
+	sched_report(&s, buf, sizeof(buf));
+	report_line(buf, "\nmain ", line, sizeof(line));
+	print_message("%s\n", line);
+	char want[32];
+	snprintf(want, sizeof(want), " %u.%u%% paced", load / 10u, load % 10u);
+	assert_non_null(strstr(line, want));
+	unsigned long long o15;
+	assert_int_equal(sscanf(strrchr(line, '|') + 1, "%llu", &o15), 1);
+	assert_int_equal(o15, end.overruns_1_5x);
+	assert_null(strstr(buf, "no pacing event"));
+}
+
+static void spin_us(uint64_t us)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((uint64_t)(b.tv_sec - a.tv_sec) * 1000000u + (uint64_t)(b.tv_nsec - a.tv_nsec) / 1000u <
+	       us);
+}
+
+static void slow_run(void *ctx, uint64_t now_us)
+{
+	(void)now_us;
+	uint64_t *n = ctx;
+	if (++*n == 3)
+		spin_us(2500);  /* over 2 periods of 1 ms: it can only take longer */
+}
+
+static void test_sched_lockstep_judges_work_against_the_simulated_period(void **state)
+{
+	struct sched_cfg cfg;
+	sched_cfg_defaults(&cfg, 1000);
+	assert_int_equal(sched_init(&s, &cfg), 0);
+	uint64_t n = 0;
+	struct sched_task t = { "slow", SCHED_MAIN, 0, slow_run, &n };
+	assert_int_equal(sched_add_task(&s, &t), 0);
+	assert_int_equal(sched_lockstep_run_until(&s, 999999), 0);
+	const struct sched_stats *st = sched_stats(&s, SCHED_MAIN);
+	assert_int_equal(st->loops, 1000);
+	assert_true(st->overruns_2x >= 1);
+	assert_true(st->overruns_1_5x >= st->overruns_2x);
+	assert_int_equal(hist_total(&st->wake_latency), 0);
+	assert_int_equal(st->longest_interval_ns, 1000000u);
+	/* Loops a simulated second, over the simulated time. */
+	struct sched_figures f;
+	sched_figures_read(&s, SCHED_MAIN, &f);
+	double span_s;
+	double hz = sched_rate_hz(NULL, &f, &span_s);
+	assert_true(hz > 999.99 && hz < 1000.01);
+	assert_true(span_s > 0.998 && span_s < 0.9995);
+	static char buf[8192];
+	sched_report(&s, buf, sizeof(buf));
+	print_message("%s", buf);
+	assert_non_null(strstr(buf, "\nlock-step: every loop starts on its instant"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +452,12 @@ int main(void)
 		cmocka_unit_test(test_sched_lockstep_paced_thread_runs_on_each_signal),
 		cmocka_unit_test(test_sched_real_time_threads_loop_measure_and_stop),
 		cmocka_unit_test(test_sched_real_time_paced_thread_follows_its_signal),
+		cmocka_unit_test(test_sched_paced_loop_without_events_waits_and_is_not_overrunning),
+		cmocka_unit_test(test_sched_real_time_paced_thread_without_events_counts_no_overrun),
+		cmocka_unit_test(test_sched_late_pacing_event_is_not_an_overrun),
+		cmocka_unit_test(test_sched_periodic_loop_counts_overruns_by_interval),
+		cmocka_unit_test(test_sched_figures_for_sys_status_and_pm_are_the_report_s),
+		cmocka_unit_test(test_sched_lockstep_judges_work_against_the_simulated_period),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
