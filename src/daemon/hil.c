@@ -397,7 +397,7 @@ int hil_receive(struct hil *h, int timeout_ms, int (*on_time)(void *ctx, uint64_
 		h->heard = true;
 		h->heard_ns = clock_mono_ns();
 		size_t off = 0;
-		bool got;
+		bool got, step_last = false;
 		struct mavlink_frame f;
 		do {
 			off += mavlink_parse(&h->parser, buf + off, (size_t)n - off, &f, &got);
@@ -406,6 +406,7 @@ int hil_receive(struct hil *h, int timeout_ms, int (*on_time)(void *ctx, uint64_
 			int r = take_frame(h, &f);
 			if (r < 0)
 				return -ECONNRESET;
+			step_last = r == 1;
 			if (r == 1) {
 				taken++;
 				if (on_time) {
@@ -416,6 +417,14 @@ int hil_receive(struct hil *h, int timeout_ms, int (*on_time)(void *ctx, uint64_
 				}
 			}
 		} while (got || off < (size_t)n);
+		/*
+		 * In lock-step a datagram that ends with a sensor step ends the
+		 * simulator's frame (or its part of one): nothing more comes
+		 * until we answer, and a read that finds nothing is a system
+		 * call, dear on a virtual machine.
+		 */
+		if (h->lockstep && h->sock && step_last)
+			return taken;
 	}
 }
 

@@ -137,9 +137,12 @@ struct rcout *hil_rcout(struct hil *h);
  * Reader: takes in what has arrived, waiting up to timeout_ms for the first
  * bytes (0: not at all). Each HIL_SENSOR's samples go to the hub and then, if
  * on_time is not NULL, on_time(ctx, t_us) runs with its time, so the caller
- * can advance the clock through every sensor step in order. Returns the
- * number of HIL_SENSOR messages taken, or -errno (the link failed). A
- * simulator restart stops the reading with h->event = HIL_EVENT_RESTART.
+ * can advance the clock through every sensor step in order. In lock-step
+ * over UDP it stops after a datagram that ends with a HIL_SENSOR (the
+ * simulator waits for the answer then), without a read that would find
+ * nothing. Returns the number of HIL_SENSOR messages taken, or -errno (the
+ * link failed). A simulator restart stops the reading with h->event =
+ * HIL_EVENT_RESTART.
  */
 int hil_receive(struct hil *h, int timeout_ms, int (*on_time)(void *ctx, uint64_t t_us),
 		void *ctx);

@@ -253,10 +253,116 @@ static int take_signal(const sigset_t *set, uint64_t wait_ns, bool *stop)
 	return 0;
 }
 
+/*
+ * Lock-step: how long to read the link without blocking before sleeping in
+ * poll, at most. The simulator answers within microseconds when it has a CPU
+ * of its own, and a process that blocked waits for the kernel to wake it (on
+ * a virtual machine, a halted virtual CPU's wake-up: tens of microseconds),
+ * twice in every frame. UDP only: a serial line brings a frame in
+ * milliseconds.
+ */
+#define LOCKSTEP_SPIN_NS 200000u
+/*
+ * Spinning pays only while the simulator runs at the same time on another
+ * CPU; on a loaded host it takes the CPU the simulator waits for. So it is
+ * judged over windows of LOCKSTEP_SPIN_WINDOW frames: a window in which more
+ * than LOCKSTEP_SPIN_MISSES came only after the spin turns it off for
+ * LOCKSTEP_SPIN_OFF frames, twice that after another bad window, up to
+ * LOCKSTEP_SPIN_OFF_MAX, and then it is tried again.
+ */
+#define LOCKSTEP_SPIN_WINDOW 64u
+#define LOCKSTEP_SPIN_MISSES 6u
+#define LOCKSTEP_SPIN_OFF 1024u
+#define LOCKSTEP_SPIN_OFF_MAX 16384u
+
+/* The leader's lock-step state: the spin bound, and where its wall time goes. */
+struct lockstep {
+	uint64_t spin_ns;          /* LOCKSTEP_SPIN_NS, or 0 while spinning is off */
+	uint32_t window, misses;   /* frames, and frames the spin missed, in this window */
+	uint32_t off_left;         /* frames still to go without spinning */
+	uint32_t off_next;         /* how long the next bad window turns it off */
+	uint64_t frames;           /* answers after the first */
+	uint64_t spun;             /* ... whose sensor steps came while spinning */
+	uint64_t spin_offs;        /* bad windows */
+	uint64_t spin_lost_ns;     /* spinning that found nothing */
+	uint64_t tasks_ns;         /* running the tasks due, after the first answer */
+	uint64_t send_ns;          /* sending those answers */
+	uint64_t wall_ns;          /* from the first answer to the last */
+};
+
 static int lockstep_advance(void *ctx, uint64_t t_us)
 {
-	(void)ctx;
-	return sched_lockstep_run_until(&sched, t_us);
+	struct lockstep *ls = ctx;
+	uint64_t t0 = clock_mono_ns();
+	int rc = sched_lockstep_run_until(&sched, t_us);
+	ls->tasks_ns += clock_mono_ns() - t0;
+	return rc;
+}
+
+/*
+ * Takes what the simulator sent: reads without blocking for up to
+ * ls->spin_ns, then waits in poll for up to timeout_ms. Returns what
+ * hil_receive returns; *spun says whether the spinning found it.
+ */
+static int lockstep_receive(struct lockstep *ls, int timeout_ms, bool *spun)
+{
+	*spun = false;
+	if (!hil.sock)
+		return hil_receive(&hil, timeout_ms, lockstep_advance, ls);
+	uint64_t t0 = clock_mono_ns(), spun_ns = 0;
+	do {
+		int rc = hil_receive(&hil, 0, lockstep_advance, ls);
+		if (rc != 0) {
+			*spun = rc > 0;
+			return rc;
+		}
+		spun_ns = clock_mono_ns() - t0;
+	} while (spun_ns < ls->spin_ns);
+	int rc = hil_receive(&hil, timeout_ms, lockstep_advance, ls);
+	if (rc > 0)
+		ls->spin_lost_ns += spun_ns;
+	return rc;
+}
+
+/* After each answer: whether the spinning caught the frame moves the bound. */
+static void lockstep_judge_spin(struct lockstep *ls, bool caught)
+{
+	if (!hil.sock)
+		return;
+	if (ls->off_left) {
+		if (--ls->off_left == 0)
+			ls->spin_ns = LOCKSTEP_SPIN_NS;
+		return;
+	}
+	ls->misses += !caught;
+	if (++ls->window < LOCKSTEP_SPIN_WINDOW)
+		return;
+	if (ls->misses > LOCKSTEP_SPIN_MISSES) {
+		ls->spin_ns = 0;
+		ls->off_left = ls->off_next;
+		ls->spin_offs++;
+		if (ls->off_next < LOCKSTEP_SPIN_OFF_MAX)
+			ls->off_next *= 2;
+	} else {
+		ls->off_next = LOCKSTEP_SPIN_OFF;
+	}
+	ls->window = ls->misses = 0;
+}
+
+static void lockstep_report(const struct lockstep *ls)
+{
+	if (!ls->frames)
+		return;
+	double n = (double)ls->frames;
+	double other_ns = (double)(ls->wall_ns - ls->tasks_ns - ls->send_ns);
+	log_info("lock-step: %llu answers in %.3f s, per answer %.1f us: tasks %.1f us, sending "
+		 "%.1f us, reading and waiting for the simulator %.1f us; %.0f %% caught spinning "
+		 "(up to %u us, turned off %llu times), %.1f us a frame spun in vain",
+		 (unsigned long long)ls->frames, (double)ls->wall_ns * 1e-9,
+		 (double)ls->wall_ns * 1e-3 / n, (double)ls->tasks_ns * 1e-3 / n,
+		 (double)ls->send_ns * 1e-3 / n, other_ns * 1e-3 / n, 100.0 * (double)ls->spun / n,
+		 hil.sock ? LOCKSTEP_SPIN_NS / 1000u : 0u, (unsigned long long)ls->spin_offs,
+		 (double)ls->spin_lost_ns * 1e-3 / n);
 }
 
 /*
@@ -268,11 +374,13 @@ static int run_lockstep(const sigset_t *set)
 	log_info("running: lock-step with the simulator, tasks on the leader thread");
 	notify_send("READY=1");
 	uint64_t wd_ns = notify_watchdog_usec() * 500;
-	uint64_t last_pet_ns = 0, silent_said_ns = 0;
+	uint64_t last_pet_ns = 0, silent_said_ns = 0, first_answer_ns = 0, signals_ns = 0;
+	struct lockstep ls = { .spin_ns = LOCKSTEP_SPIN_NS, .off_next = LOCKSTEP_SPIN_OFF };
 	int status = 0;
 	bool stop = false;
 	while (!stop) {
-		int rc = hil_receive(&hil, 100, lockstep_advance, NULL);
+		bool spun;
+		int rc = lockstep_receive(&ls, 100, &spun);
 		if (rc < 0) {
 			if (hil.event == HIL_EVENT_RESTART) {
 				log_info("stopping: the simulator started a new flight (exit %d to be "
@@ -287,6 +395,22 @@ static int run_lockstep(const sigset_t *set)
 		uint64_t now_ns = clock_mono_ns();
 		if (rc > 0 || !hil.heard)
 			hil_send_outputs(&hil, flight_armed(), flight_servo_params());
+		if (rc > 0) {
+			/* Timed from the first answer: before it, fulmard waited for the simulator to start. */
+			uint64_t sent_ns = clock_mono_ns();
+			if (!first_answer_ns) {
+				first_answer_ns = sent_ns;
+				ls.tasks_ns = 0;
+				ls.spin_lost_ns = 0;
+			} else {
+				ls.frames++;
+				ls.spun += spun;
+				lockstep_judge_spin(&ls, spun);
+				ls.send_ns += sent_ns - now_ns;
+				ls.wall_ns = sent_ns - first_answer_ns;
+			}
+			now_ns = sent_ns;
+		}
 		if (hil.heard && rc == 0 && now_ns - hil.heard_ns > 1000000000ull &&
 		    now_ns - silent_said_ns > 10000000000ull) {
 			log_warn("HIL: simulator silent for %.0f s; time stands still at %.3f s",
@@ -298,8 +422,13 @@ static int run_lockstep(const sigset_t *set)
 			notify_send("WATCHDOG=1");
 			last_pet_ns = now_ns;
 		}
-		status = take_signal(set, 0, &stop);
+		/* Each look is a system call, dear on a virtual machine: once a millisecond is enough. */
+		if (rc == 0 || now_ns - signals_ns >= 1000000u) {
+			status = take_signal(set, 0, &stop);
+			signals_ns = now_ns;
+		}
 	}
+	lockstep_report(&ls);
 	return status;
 }
 

@@ -286,6 +286,15 @@ int main(int argc, char **argv)
 	mavlink_parser_init(&p->parser);
 	uint64_t start = mono_ns(), last_rx = start, last_hb = 0;
 	bool heard = false;
+	/*
+	 * Over UDP, the next frame is looked for without sleeping for up to
+	 * SPIN_NS first, as fulmard does in lock-step, so that tools/bench-sim
+	 * times the simulator rather than this process's wake-ups. Only while it
+	 * pays: after a frame the spin missed, once in SPIN_RETRY frames.
+	 */
+	enum { SPIN_NS = 200000, SPIN_RETRY = 64 };
+	bool spin = p->udp;
+	unsigned int since_miss = 0;
 	for (;;) {
 		uint64_t now = mono_ns();
 		if (!heard && now - last_hb > 1000000000ull) {
@@ -295,13 +304,26 @@ int main(int argc, char **argv)
 		if (now - last_rx > (uint64_t)(p->idle_s * 1e9) && (heard || now - start > 20000000000ull))
 			break;
 		struct pollfd pf = { p->fd, POLLIN, 0 };
-		int r = poll(&pf, 1, 50);
-		if (r < 0 && errno != EINTR)
-			break;
-		if (r <= 0)
-			continue;
 		uint8_t buf[8192];
-		ssize_t n = read(p->fd, buf, sizeof(buf));
+		ssize_t n = -1;
+		if (spin) {
+			uint64_t until = mono_ns() + SPIN_NS;
+			while ((n = read(p->fd, buf, sizeof(buf))) < 0 && errno == EAGAIN &&
+			       mono_ns() < until)
+				;
+			spin = n >= 0;
+			since_miss = 0;
+		} else if (p->udp && ++since_miss == SPIN_RETRY) {
+			spin = true;
+		}
+		if (n < 0) {
+			int r = poll(&pf, 1, 50);
+			if (r < 0 && errno != EINTR)
+				break;
+			if (r <= 0)
+				continue;
+			n = read(p->fd, buf, sizeof(buf));
+		}
 		if (n <= 0) {
 			if (n < 0 && (errno == EAGAIN || errno == EINTR))
 				continue;

@@ -39,6 +39,10 @@ enum {
 #define UDP_PAYLOAD_MAX 1400   /* under a 1500-byte MTU with headers to spare */
 #define NAG_INTERVAL_NS 5000000000ull
 #define PROBLEM_LINES 5        /* per kind, then only the count */
+#define SPIN_WINDOW 64u        /* lock-step spinning is judged over this many frames (judge_spin) */
+#define SPIN_MISSES 6u
+#define SPIN_OFF 1024u
+#define SPIN_OFF_MAX 16384u
 
 struct options {
 	const char *listen;
@@ -51,6 +55,8 @@ struct options {
 	bool wait, realtime;
 	unsigned int frame_hz;
 	bool all_fresh;
+	long spin_us;              /* lock-step over UDP: read without blocking this long first */
+	long cpu_dma_latency_us;   /* lock-step: held on /dev/cpu_dma_latency; -1: left alone */
 };
 
 struct link {
@@ -77,6 +83,12 @@ struct sim {
 	bool crashed;
 	uint64_t problem_lines[SIM_HIL_PROBLEM_COUNT];
 	uint64_t wall_start_ns, next_status_ns;
+	/* Lock-step: where a frame's wall time goes. */
+	uint64_t ls_frames, ls_spun, ls_step_ns, ls_send_ns, ls_wait_ns, ls_spin_lost_ns, ls_spin_offs;
+	/* Lock-step spinning (spin_for_answer, judge_spin): the bound now (0: off),
+	 * frames and misses in this window, frames still off, the next time off. */
+	uint64_t spin_ns;
+	unsigned int spin_window, spin_misses, spin_off_left, spin_off_next;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -119,6 +131,11 @@ static void usage(FILE *f)
 	      "  --realtime             step on the wall clock (default: lock-step)\n"
 	      "  --imu-hz HZ            physics and IMU rate (default 1000)\n"
 	      "  --frame-hz HZ          lock-step frames per second (default 250)\n"
+	      "  --spin-us US           lock-step over UDP: read the answer without blocking for\n"
+	      "                         up to US us before sleeping (default 200, 0 off)\n"
+	      "  --cpu-dma-latency US   lock-step: hold /dev/cpu_dma_latency at US us while\n"
+	      "                         flying, so an idle CPU wakes promptly (default 0;\n"
+	      "                         -1 leaves it alone)\n"
 	      "  --all-fresh            mark every HIL_SENSOR field fresh in every message, the\n"
 	      "                         slow sensors' last values again, as many simulators do\n"
 	      "                         (default: only the fields a sensor has just measured)\n"
@@ -217,7 +234,8 @@ enum {
 	OPT_LISTEN = 256, OPT_SERIAL, OPT_SYSID, OPT_COMPID, OPT_REALTIME, OPT_IMU_HZ, OPT_FRAME_HZ,
 	OPT_DURATION, OPT_TIMEOUT, OPT_WAIT, OPT_START_TIMEOUT, OPT_SEED, OPT_HOME, OPT_HEADING,
 	OPT_WIND, OPT_GUSTS, OPT_TURB, OPT_GPS_LATENCY, OPT_THROW_AT, OPT_RC_MODE, OPT_FAULTS,
-	OPT_FAULT, OPT_TRUTH, OPT_TRUTH_HZ, OPT_STATUS_HZ, OPT_ALL_FRESH, OPT_GPS_HZ, OPT_HELP,
+	OPT_FAULT, OPT_TRUTH, OPT_TRUTH_HZ, OPT_STATUS_HZ, OPT_ALL_FRESH, OPT_GPS_HZ, OPT_SPIN_US,
+	OPT_CPU_DMA_LATENCY, OPT_HELP,
 };
 
 static int parse_options(struct sim *s, int argc, char **argv)
@@ -250,6 +268,8 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		{ "status-hz", required_argument, NULL, OPT_STATUS_HZ },
 		{ "all-fresh", no_argument, NULL, OPT_ALL_FRESH },
 		{ "gps-hz", required_argument, NULL, OPT_GPS_HZ },
+		{ "spin-us", required_argument, NULL, OPT_SPIN_US },
+		{ "cpu-dma-latency", required_argument, NULL, OPT_CPU_DMA_LATENCY },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -262,6 +282,7 @@ static int parse_options(struct sim *s, int argc, char **argv)
 	o->status_hz = 1.0;
 	o->timeout_s = 5.0;
 	o->frame_hz = 250;
+	o->spin_us = 200;
 	sim_timeline_init(&s->tl);
 	unsigned int n_fault = 0;
 	char err[256];
@@ -337,6 +358,14 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		case OPT_STATUS_HZ: ok = parse_num(a, 0, 100, &o->status_hz); break;
 		case OPT_ALL_FRESH: o->all_fresh = true; break;
 		case OPT_GPS_HZ: ok = parse_num(a, 1, 10, &wc->sensors.gps_rate_hz); break;
+		case OPT_SPIN_US:
+			if ((ok = parse_num(a, 0, 100000, &x) && x == floor(x)))
+				o->spin_us = (long)x;
+			break;
+		case OPT_CPU_DMA_LATENCY:
+			if ((ok = parse_num(a, -1, 2000000000, &x) && x == floor(x)))
+				o->cpu_dma_latency_us = (long)x;
+			break;
 		case OPT_HELP: case 'h': usage(stdout); exit(EXIT_DONE);
 		default: usage(stderr); return -EINVAL;
 		}
@@ -513,7 +542,12 @@ static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_st
 	return x->sin_addr.s_addr == y->sin_addr.s_addr && x->sin_port == y->sin_port;
 }
 
-/* Reads all that is waiting. Returns 1 when the peer changed (UDP), 0, or -errno. */
+/*
+ * Reads all that is waiting, or in lock-step over UDP until the answer has
+ * come: the autopilot sends nothing more until the next frame, and each read
+ * that finds nothing is a system call, dear on a virtual machine. Returns 1
+ * when the peer changed (UDP), 0, or -errno.
+ */
 static int link_read(struct sim *s)
 {
 	struct link *l = &s->link;
@@ -555,6 +589,8 @@ static int link_read(struct sim *s)
 			l->peer_len = from_len;
 			l->have_peer = true;
 		}
+		if (l->udp && !s->opt.realtime && s->hil.answered && s->tx.n_sensor)
+			return changed;
 	}
 }
 
@@ -752,17 +788,106 @@ static enum end_reason wait_for_autopilot(struct sim *s)
 	return END_NONE;
 }
 
+/*
+ * Lock-step over UDP: reads without blocking until the answer has come or
+ * s->spin_ns have passed. The autopilot answers within microseconds when it
+ * has a CPU of its own, and a process that sleeps in poll waits for the
+ * kernel to wake it (on a virtual machine, a halted virtual CPU's wake-up:
+ * tens of microseconds), twice in every frame. Returns 0 or -errno.
+ */
+static int spin_for_answer(struct sim *s)
+{
+	if (!s->link.udp || s->spin_ns == 0)
+		return 0;
+	uint64_t until = mono_ns() + s->spin_ns;
+	do {
+		int c = link_read(s);
+		if (c < 0)
+			return c;
+		if (c == 1 && !s->hil.answered && s->tx.n_sensor)
+			link_send(s, &s->tx);   /* as wait_input does: a new autopilot */
+		if (s->hil.answered) {
+			s->ls_spun++;
+			break;
+		}
+	} while (mono_ns() < until && !stop_signal);
+	report_problems(s);
+	return 0;
+}
+
+/*
+ * After each answer: whether the spinning caught it. Spinning pays only while
+ * the autopilot runs at the same time on another CPU; on a loaded host it
+ * takes the CPU the autopilot waits for. So it is judged over windows of
+ * SPIN_WINDOW frames: a window in which more than SPIN_MISSES came only after
+ * the spin turns it off for SPIN_OFF frames, twice that after another bad
+ * window, up to SPIN_OFF_MAX, and then it is tried again.
+ */
+static void judge_spin(struct sim *s, bool caught)
+{
+	if (!s->link.udp || s->opt.spin_us <= 0)
+		return;
+	if (s->spin_off_left) {
+		if (--s->spin_off_left == 0)
+			s->spin_ns = (uint64_t)s->opt.spin_us * 1000u;
+		return;
+	}
+	s->spin_misses += !caught;
+	if (++s->spin_window < SPIN_WINDOW)
+		return;
+	if (s->spin_misses > SPIN_MISSES) {
+		s->spin_ns = 0;
+		s->spin_off_left = s->spin_off_next;
+		s->ls_spin_offs++;
+		if (s->spin_off_next < SPIN_OFF_MAX)
+			s->spin_off_next *= 2;
+	} else {
+		s->spin_off_next = SPIN_OFF;
+	}
+	s->spin_window = s->spin_misses = 0;
+}
+
+/* Lock-step: holds the configured PM QoS request; its descriptor, or -1. */
+static int hold_pm_qos(long latency_us)
+{
+	static const char path[] = "/dev/cpu_dma_latency";
+	if (latency_us < 0) {
+		say("PM QoS: --cpu-dma-latency -1: the CPUs' idle states are left alone");
+		return -1;
+	}
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	/* The interface takes the value as a binary s32. */
+	int32_t v = (int32_t)latency_us;
+	if (fd >= 0 && write(fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
+		int e = errno;
+		close(fd);
+		fd = -1;
+		errno = e;
+	}
+	if (fd < 0)
+		say("PM QoS: cannot hold %s at %ld us (%s): every wake-up may pay for a deep idle state",
+		    path, latency_us, strerror(errno));
+	else
+		say("PM QoS: holding %s at %ld us while in lock-step", path, latency_us);
+	return fd;
+}
+
 /* Lock-step: a frame, then its answer. */
 static enum end_reason run_lockstep(struct sim *s, unsigned int steps)
 {
 	enum end_reason why = END_NONE;
 	while (!flight_over(s, &why)) {
+		uint64_t t0 = mono_ns();
 		unsigned int n = sim_hil_frame(&s->hil, steps, &s->tx, on_step, s);
+		uint64_t t1 = mono_ns();
 		int r = link_send(s, &s->tx);
 		if (r < 0) {
 			say("sending on %s: %s", s->link.name, strerror(-r));
 			return r == -ETIMEDOUT ? END_GONE : END_LINK;
 		}
+		uint64_t t2 = mono_ns();
+		s->ls_step_ns += t1 - t0;
+		s->ls_send_ns += t2 - t1;
 		maybe_status(s);
 		if (flight_over(s, &why))
 			break;
@@ -776,6 +901,14 @@ static enum end_reason run_lockstep(struct sim *s, unsigned int steps)
 		}
 		uint64_t waited_from = mono_ns();
 		uint64_t deadline = waited_from + (uint64_t)(s->opt.timeout_s * 1e9);
+		if ((r = spin_for_answer(s)) < 0) {
+			say("reading %s: %s", s->link.name, strerror(-r));
+			return END_LINK;
+		}
+		if (stop_signal)
+			return END_SIGNAL;   /* it came while spinning: poll would not see it */
+		bool caught = s->hil.answered;
+		uint64_t spun_ns = mono_ns() - waited_from;
 		while (!s->hil.answered) {
 			r = wait_input(s, deadline, -1);
 			if (stop_signal)
@@ -796,6 +929,12 @@ static enum end_reason run_lockstep(struct sim *s, unsigned int steps)
 				deadline = mono_ns() + NAG_INTERVAL_NS;
 			}
 		}
+		uint64_t waited_ns = mono_ns() - waited_from;
+		s->ls_wait_ns += waited_ns;
+		s->ls_frames++;
+		if (!caught && s->spin_ns)
+			s->ls_spin_lost_ns += spun_ns;
+		judge_spin(s, caught);
 	}
 	return why;
 }
@@ -908,6 +1047,16 @@ static void summary(struct sim *s, enum end_reason why)
 	    (unsigned long long)st->msgs_sent, (unsigned long long)st->bytes_sent,
 	    (unsigned long long)st->controls, (unsigned long long)st->heartbeats,
 	    (unsigned long long)st->other_msgs);
+	if (s->ls_frames) {
+		double n = (double)s->ls_frames;
+		say("lock-step, per frame: %.1f us stepping and framing, %.1f us sending, %.1f us waiting "
+		    "for the answer; %.0f %% caught spinning (up to %ld us, turned off %llu times), "
+		    "%.1f us a frame spun in vain",
+		    (double)s->ls_step_ns * 1e-3 / n, (double)s->ls_send_ns * 1e-3 / n,
+		    (double)s->ls_wait_ns * 1e-3 / n, 100.0 * (double)s->ls_spun / n,
+		    s->link.udp ? s->opt.spin_us : 0L, (unsigned long long)s->ls_spin_offs,
+		    (double)s->ls_spin_lost_ns * 1e-3 / n);
+	}
 	say("rejected: nonfinite=%llu out_of_range=%llu backwards=%llu future=%llu bad_crc=%llu bad_len=%llu "
 	    "unknown_id=%llu bad_flags=%llu garbage_bytes=%llu link_down_bytes=%llu peer_changes=%llu "
 	    "send_errors=%llu",
@@ -966,10 +1115,16 @@ int main(int argc, char **argv)
 	    s->opt.realtime ? "real time" : "lock-step", s->opt.realtime ? "" : (steps > 1 ? " frames" : ""),
 	    (unsigned long long)s->opt.world.seed, s->tl.count);
 
+	/* Before the wait, so that the autopilot's first frames are as prompt as the rest. */
+	int qos_fd = s->opt.realtime ? -1 : hold_pm_qos(s->opt.cpu_dma_latency_us);
+	s->spin_ns = (uint64_t)s->opt.spin_us * 1000u;
+	s->spin_off_next = SPIN_OFF;
 	enum end_reason why = wait_for_autopilot(s);
 	s->wall_start_ns = mono_ns();
 	if (why == END_NONE)
 		why = s->opt.realtime ? run_realtime(s, steps) : run_lockstep(s, steps);
+	if (qos_fd >= 0)
+		close(qos_fd);
 	report_problems(s);
 	summary(s, why);
 	if (s->truth) {
