@@ -34,7 +34,7 @@ deps_need() {
 }
 
 # What building fulmard and its unit tests takes.
-DEPS_BUILD=(meson ninja-build pkg-config gcc libc6-dev libgpiod-dev libiio-dev libsystemd-dev
+DEPS_BUILD=(meson ninja-build pkg-config gcc libc6-dev python3 libgpiod-dev libiio-dev libsystemd-dev
 	libcmocka-dev procps util-linux)
 # The armhf cross builds and running their tests under qemu-arm.
 DEPS_CROSS=(crossbuild-essential-armhf libgpiod-dev:armhf libiio-dev:armhf libcmocka-dev:armhf
