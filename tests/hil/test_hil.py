@@ -39,11 +39,15 @@ spec.loader.exec_module(fr)
 failures = []
 
 # No verdict may hang on how busy the host is. Lock-step flights end by themselves (the
-# landing waited for, the simulator's --duration, a crash, a dead daemon), so their waits
-# are for those events; WAIT_S of wall clock only stops a hung flight, as a failure of its
+# simulator's --end-landed after the landing, its --duration, a crash, a dead daemon), so
+# their waits are for those events; WAIT_S of wall clock only stops a hung flight, as a failure of its
 # own, before meson's timeout (tests/hil/meson.build) would. The longest single flight
 # here takes under 20 s of wall clock, on a 2-core host under stress-ng too.
 WAIT_S = 200
+# fulmar-sim ends a flight this long (simulated) after the aircraft, having flown, is
+# disarmed on the ground: the truth, the log and the ground station all see the disarm
+# before the processes are stopped, however the test's polling falls.
+END_LANDED_S = 2.0
 
 
 def check(ok, what):
@@ -159,7 +163,8 @@ class Flight:
         self.gcs = Gcs(self.gcs_port) if gcs else None
         sim_cmd = [sim, '--listen', '127.0.0.1:%d' % self.sim_port, '--rc-mode-pwm', '1550',
                    '--faults', os.path.join(self.dir, 'timeline'), '--truth', self.truth,
-                   '--status-hz', '0', '--duration', str(duration), '--timeout', '10'] + list(sim_args)
+                   '--status-hz', '0', '--duration', str(duration), '--timeout', '10',
+                   '--end-landed', str(END_LANDED_S)] + list(sim_args)
         d_cmd = [fulmard, '-c', os.path.join(self.dir, 'fulmard.conf'),
                  '--hil', 'udp:127.0.0.1:%d' % self.sim_port, '--load-mission', MISSION,
                  '--load-params', os.path.join(self.dir, 'p.param')]
@@ -193,9 +198,10 @@ class Flight:
                 return False
             time.sleep(0.05)
 
-    def wait_end(self):
-        """Until the simulator ends the flight (--duration) or either process ends."""
-        self.wait(lambda ev: False)
+    def wait_end(self, wall_s=WAIT_S):
+        """Until the simulator ends the flight (--end-landed, --duration) or either process
+        ends."""
+        self.wait(lambda ev: False, wall_s)
 
     def stop(self):
         for p in (self.sim, self.daemon):
@@ -222,10 +228,6 @@ class Flight:
             check(True, "the %d checks of flight_report.CHECKS['%s'] hold" % (
                 len(fr.CHECKS[check_name]), check_name))
         return truth, events, s
-
-
-def landed(ev):
-    return any('Landed: disarmed' in t for _, t in ev)
 
 
 def at(truth, t):
@@ -363,7 +365,7 @@ def case_demo(fulmard, sim, fulmar_log=None):
     """The flight tools/demo shows, in its world (flight_report.DEMO_WORLD: 5 m/s from the
     east, turbulence 3, seed 1), scored as tools/demo scores it (--check demo)."""
     f = Flight(fulmard, sim, 'demo', sim_args=fr.demo_sim_args())
-    f.wait(landed)
+    f.wait_end()
     f.report('demo')
     if fulmar_log:
         bins = sorted(x for x in os.listdir(os.path.join(f.dir, 'logs')) if x.endswith('.BIN'))
@@ -403,7 +405,7 @@ def demo_at_rate(fulmard, sim, fulmar_log, hz, frame_hz, all_fresh=False):
     if all_fresh:
         args.append('--all-fresh')
     f = Flight(fulmard, sim, 'demo%d' % hz, sim_args=args)
-    f.wait(landed)
+    f.wait_end()
     truth, events, s = f.report('demo_rate')
     aligned = event_time(events, 'EKF: tilt alignment complete')
     yaw = event_time(events, 'EKF: yaw alignment complete')
@@ -506,20 +508,23 @@ def case_log_crash(fulmard, sim, fulmar_log):
 
 
 def case_determinism(fulmard, sim, fulmar_log=None):
-    """The same seed, the same flight: two lock-step runs of the demo, byte for byte up to
-    the landing, and the same waypoints at the same times."""
+    """The same seed, the same flight: two lock-step runs of the demo, byte for byte from
+    the start to the simulator's end (--end-landed after the landing), and the same
+    waypoints at the same times."""
     runs = []
     for i in range(2):
         f = Flight(fulmard, sim, 'det%d' % i, sim_args=fr.demo_sim_args())
-        f.wait(landed)
+        f.wait_end()
         f.stop()
         with open(f.truth) as t:
             lines = t.read().split('\n')
         runs.append((lines, [e for e in f.events() if 'reached' in e[1] or 'Landed' in e[1]]))
-    end = next(float(t) for t, txt in runs[0][1] if 'Landed' in txt)
-    n = next(i for i, ln in enumerate(runs[0][0][1:], 1) if ln and float(ln.split(',')[0]) > end)
-    check(len(runs[1][0]) > n and runs[0][0][:n] == runs[1][0][:n],
-          'ground truth identical for %d rows (%.0f s, to the landing)' % (n, end))
+    end = next((float(t) for t, txt in runs[0][1] if 'Landed' in txt), None)
+    same = next((i for i, (a, b) in enumerate(zip(*(r[0] for r in runs))) if a != b),
+                min(len(r[0]) for r in runs))
+    check(end is not None and runs[0][0] == runs[1][0],
+          'ground truth identical: %d of %d and %d rows, landed at %s s' % (
+              same, len(runs[0][0]), len(runs[1][0]), end))
     check(runs[0][1] == runs[1][1], 'the same %d events at the same times' % len(runs[0][1]))
 
 
@@ -528,7 +533,7 @@ def case_windy(fulmard, sim, fulmar_log=None):
     the truth against flight_report.CHECKS['windy'], whose bounds were measured over
     seeds 1-10; this flies seed 1."""
     f = Flight(fulmard, sim, 'windy', sim_args=('--seed', '1', '--wind', '10,90', '--turbulence', '7.7'))
-    f.wait(landed)
+    f.wait_end()
     f.report('windy')
 
 
@@ -538,7 +543,7 @@ def case_gps_loss(fulmard, sim, fulmar_log=None):
     this flies seed 1)."""
     f = Flight(fulmard, sim, 'gps', sim_args=('--seed', '1', '--wind', '5,90'),
                timeline_extra=('100 gps_loss 30',))
-    f.wait(landed)
+    f.wait_end()
     truth, events, s = f.report('gps_loss')
     lost, back = event_time(events, 'GPS lost'), event_time(events, 'using GPS.*|EKF: using GPS')
     check(lost is not None and 100 <= lost <= 106, 'the estimator says GPS is lost (at %s s)' % lost)
@@ -549,7 +554,7 @@ def case_gps_loss(fulmard, sim, fulmar_log=None):
 def case_low_battery(fulmard, sim, fulmar_log=None):
     """The battery runs low in the second lap: it lands at the DO_LAND_START sequence."""
     f = Flight(fulmard, sim, 'batt', sim_args=('--wind', '5,90'), params=('FS_BATT_MAH,400',))
-    f.wait(landed)
+    f.wait_end()
     truth, events, s = f.stop()
     s = fr.score(truth, fr.load_mission(MISSION), events, 15.0)
     t = event_time(events, 'Battery failsafe')
@@ -706,7 +711,7 @@ def case_realtime_loaded(fulmard, sim, fulmar_log=None):
     atexit.register(lambda: load.poll() is None and load.terminate())
     try:
         f = Flight(fulmard, sim, 'rtload', realtime=True, sim_args=fr.demo_sim_args(), duration=1200)
-        f.wait(landed, wall_s=900)
+        f.wait_end(wall_s=900)
         truth, events, timing = f.stop()
     finally:
         load.terminate()

@@ -52,6 +52,7 @@ struct options {
 	const char *faults_file;
 	const char *truth_file;
 	double truth_hz, status_hz, timeout_s, start_timeout_s, duration_s;
+	double end_landed_s;       /* end this long after a disarm on the ground; <0: never */
 	bool wait, realtime;
 	unsigned int frame_hz;
 	bool all_fresh;
@@ -81,6 +82,8 @@ struct sim {
 	char events[1024];           /* for the next truth row */
 	size_t events_len;
 	bool crashed;
+	bool flown;                  /* has been in the air */
+	uint64_t landed_us;          /* since then disarmed on the ground from (UINT64_MAX: not) */
 	uint64_t problem_lines[SIM_HIL_PROBLEM_COUNT];
 	uint64_t wall_start_ns, next_status_ns;
 	/* Lock-step: where a frame's wall time goes. */
@@ -140,6 +143,8 @@ static void usage(FILE *f)
 	      "                         slow sensors' last values again, as many simulators do\n"
 	      "                         (default: only the fields a sensor has just measured)\n"
 	      "  --duration S           end the flight after S simulated seconds (default: never)\n"
+	      "  --end-landed S         end it S simulated seconds after the aircraft, having\n"
+	      "                         flown, is disarmed on the ground (default: never)\n"
 	      "  --timeout S            autopilot gone after S s of silence (default 5)\n"
 	      "  --wait                 keep waiting for a silent autopilot instead\n"
 	      "  --start-timeout S      give up when no autopilot appears in S s (default: never)\n"
@@ -160,7 +165,7 @@ static void usage(FILE *f)
 	      "  --truth FILE           ground truth CSV\n"
 	      "  --truth-hz HZ          its rate (default 50)\n"
 	      "  --status-hz HZ         one-line state summaries per wall second (default 1, 0 off)\n"
-	      "Exit status: 0 flight ended (--duration or a signal), 1 autopilot gone or link\n"
+	      "Exit status: 0 flight ended (--duration, --end-landed or a signal), 1 autopilot gone or link\n"
 	      "failed, 2 bad options, 3 the aircraft crashed.\n",
 	      f);
 }
@@ -235,7 +240,7 @@ enum {
 	OPT_DURATION, OPT_TIMEOUT, OPT_WAIT, OPT_START_TIMEOUT, OPT_SEED, OPT_HOME, OPT_HEADING,
 	OPT_WIND, OPT_GUSTS, OPT_TURB, OPT_GPS_LATENCY, OPT_THROW_AT, OPT_RC_MODE, OPT_FAULTS,
 	OPT_FAULT, OPT_TRUTH, OPT_TRUTH_HZ, OPT_STATUS_HZ, OPT_ALL_FRESH, OPT_GPS_HZ, OPT_SPIN_US,
-	OPT_CPU_DMA_LATENCY, OPT_HELP,
+	OPT_CPU_DMA_LATENCY, OPT_END_LANDED, OPT_HELP,
 };
 
 static int parse_options(struct sim *s, int argc, char **argv)
@@ -249,6 +254,7 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		{ "imu-hz", required_argument, NULL, OPT_IMU_HZ },
 		{ "frame-hz", required_argument, NULL, OPT_FRAME_HZ },
 		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "end-landed", required_argument, NULL, OPT_END_LANDED },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "wait", no_argument, NULL, OPT_WAIT },
 		{ "start-timeout", required_argument, NULL, OPT_START_TIMEOUT },
@@ -279,6 +285,7 @@ static int parse_options(struct sim *s, int argc, char **argv)
 	o->sysid = o->compid = 1;
 	sim_world_config_default(wc);
 	o->truth_hz = 50.0;
+	o->end_landed_s = -1.0;
 	o->status_hz = 1.0;
 	o->timeout_s = 5.0;
 	o->frame_hz = 250;
@@ -309,6 +316,7 @@ static int parse_options(struct sim *s, int argc, char **argv)
 				o->frame_hz = (unsigned int)x;
 			break;
 		case OPT_DURATION: ok = parse_num(a, 0, 1e6, &o->duration_s); break;
+		case OPT_END_LANDED: ok = parse_num(a, 0, 1e6, &o->end_landed_s); break;
 		case OPT_TIMEOUT: ok = parse_num(a, 0.01, 1e6, &o->timeout_s); break;
 		case OPT_WAIT: o->wait = true; break;
 		case OPT_START_TIMEOUT: ok = parse_num(a, 0, 1e6, &o->start_timeout_s); break;
@@ -689,6 +697,13 @@ static void on_step(void *ctx, const struct sim_world *w, const struct sim_step_
 							  s->events_len ? ";" : "", o->notes[i]);
 		}
 	}
+	enum sim_phase ph = sim_world_phase(w);
+	if (ph == SIM_PHASE_AIR)
+		s->flown = true;
+	if (!s->flown || ph != SIM_PHASE_GROUND || w->armed)
+		s->landed_us = UINT64_MAX;
+	else if (s->landed_us == UINT64_MAX)
+		s->landed_us = o->t_us;
 	bool crash_now = w->st.crashed && !s->crashed;
 	if (crash_now)
 		s->crashed = true;
@@ -698,7 +713,7 @@ static void on_step(void *ctx, const struct sim_world *w, const struct sim_step_
 
 /* ---- the flight ---- */
 
-enum end_reason { END_NONE, END_DURATION, END_SIGNAL, END_GONE, END_CRASH, END_LINK };
+enum end_reason { END_NONE, END_DURATION, END_LANDED, END_SIGNAL, END_GONE, END_CRASH, END_LINK };
 
 static bool flight_over(struct sim *s, enum end_reason *why)
 {
@@ -709,6 +724,9 @@ static bool flight_over(struct sim *s, enum end_reason *why)
 	else if (s->opt.duration_s > 0.0 &&
 		 (double)sim_world_time_us(&s->world) >= s->opt.duration_s * 1e6 - 0.5)
 		*why = END_DURATION;
+	else if (s->opt.end_landed_s >= 0.0 && s->landed_us != UINT64_MAX &&
+		 (double)(sim_world_time_us(&s->world) - s->landed_us) >= s->opt.end_landed_s * 1e6 - 0.5)
+		*why = END_LANDED;
 	else
 		return false;
 	return true;
@@ -1021,6 +1039,10 @@ static void summary(struct sim *s, enum end_reason why)
 	double wall = (double)(mono_ns() - s->wall_start_ns) * 1e-9;
 	switch (why) {
 	case END_DURATION: say("end of the flight at %.3f s (--duration)", t); break;
+	case END_LANDED:
+		say("end of the flight at %.3f s: disarmed on the ground since %.3f s (--end-landed)", t,
+		    (double)s->landed_us * 1e-6);
+		break;
 	case END_SIGNAL: say("stopped by %s at %.3f s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM", t); break;
 	case END_GONE: say("stopping at %.3f s: the autopilot is gone", t); break;
 	case END_LINK: say("stopping at %.3f s: the link failed", t); break;
@@ -1074,6 +1096,7 @@ int main(int argc, char **argv)
 	static struct sim sim;   /* large: the time-line and the transmit buffer */
 	struct sim *s = &sim;
 	s->link.fd = -1;
+	s->landed_us = UINT64_MAX;
 	if (parse_options(s, argc, argv))
 		return EXIT_USAGE;
 	if (sim_world_init(&s->world, &s->opt.world, &s->tl)) {
@@ -1138,6 +1161,7 @@ int main(int argc, char **argv)
 	close(s->link.fd);
 	switch (why) {
 	case END_DURATION:
+	case END_LANDED:
 	case END_SIGNAL: return EXIT_DONE;
 	case END_CRASH: return EXIT_CRASHED;
 	default: return EXIT_GONE;
