@@ -28,6 +28,7 @@
 #include <netinet/in.h>
 
 #include "hil.h"
+#include "util/spin.h"
 
 enum {
 	EXIT_DONE = 0,       /* --duration reached, or stopped by a signal */
@@ -39,10 +40,6 @@ enum {
 #define UDP_PAYLOAD_MAX 1400   /* under a 1500-byte MTU with headers to spare */
 #define NAG_INTERVAL_NS 5000000000ull
 #define PROBLEM_LINES 5        /* per kind, then only the count */
-#define SPIN_WINDOW 64u        /* lock-step spinning is judged over this many frames (judge_spin) */
-#define SPIN_MISSES 6u
-#define SPIN_OFF 1024u
-#define SPIN_OFF_MAX 16384u
 
 struct options {
 	const char *listen;
@@ -87,11 +84,8 @@ struct sim {
 	uint64_t problem_lines[SIM_HIL_PROBLEM_COUNT];
 	uint64_t wall_start_ns, next_status_ns;
 	/* Lock-step: where a frame's wall time goes. */
-	uint64_t ls_frames, ls_spun, ls_step_ns, ls_send_ns, ls_wait_ns, ls_spin_lost_ns, ls_spin_offs;
-	/* Lock-step spinning (spin_for_answer, judge_spin): the bound now (0: off),
-	 * frames and misses in this window, frames still off, the next time off. */
-	uint64_t spin_ns;
-	unsigned int spin_window, spin_misses, spin_off_left, spin_off_next;
+	uint64_t ls_frames, ls_spun, ls_step_ns, ls_send_ns, ls_wait_ns, ls_spin_lost_ns;
+	struct spin_judge spin;      /* lock-step over UDP: spin_for_answer's bound (util/spin.h) */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -808,16 +802,16 @@ static enum end_reason wait_for_autopilot(struct sim *s)
 
 /*
  * Lock-step over UDP: reads without blocking until the answer has come or
- * s->spin_ns have passed. The autopilot answers within microseconds when it
+ * s->spin.spin_ns have passed. The autopilot answers within microseconds when it
  * has a CPU of its own, and a process that sleeps in poll waits for the
  * kernel to wake it (on a virtual machine, a halted virtual CPU's wake-up:
  * tens of microseconds), twice in every frame. Returns 0 or -errno.
  */
 static int spin_for_answer(struct sim *s)
 {
-	if (!s->link.udp || s->spin_ns == 0)
+	if (s->spin.spin_ns == 0)
 		return 0;
-	uint64_t until = mono_ns() + s->spin_ns;
+	uint64_t until = mono_ns() + s->spin.spin_ns;
 	do {
 		int c = link_read(s);
 		if (c < 0)
@@ -831,38 +825,6 @@ static int spin_for_answer(struct sim *s)
 	} while (mono_ns() < until && !stop_signal);
 	report_problems(s);
 	return 0;
-}
-
-/*
- * After each answer: whether the spinning caught it. Spinning pays only while
- * the autopilot runs at the same time on another CPU; on a loaded host it
- * takes the CPU the autopilot waits for. So it is judged over windows of
- * SPIN_WINDOW frames: a window in which more than SPIN_MISSES came only after
- * the spin turns it off for SPIN_OFF frames, twice that after another bad
- * window, up to SPIN_OFF_MAX, and then it is tried again.
- */
-static void judge_spin(struct sim *s, bool caught)
-{
-	if (!s->link.udp || s->opt.spin_us <= 0)
-		return;
-	if (s->spin_off_left) {
-		if (--s->spin_off_left == 0)
-			s->spin_ns = (uint64_t)s->opt.spin_us * 1000u;
-		return;
-	}
-	s->spin_misses += !caught;
-	if (++s->spin_window < SPIN_WINDOW)
-		return;
-	if (s->spin_misses > SPIN_MISSES) {
-		s->spin_ns = 0;
-		s->spin_off_left = s->spin_off_next;
-		s->ls_spin_offs++;
-		if (s->spin_off_next < SPIN_OFF_MAX)
-			s->spin_off_next *= 2;
-	} else {
-		s->spin_off_next = SPIN_OFF;
-	}
-	s->spin_window = s->spin_misses = 0;
 }
 
 /* Lock-step: holds the configured PM QoS request; its descriptor, or -1. */
@@ -950,9 +912,9 @@ static enum end_reason run_lockstep(struct sim *s, unsigned int steps)
 		uint64_t waited_ns = mono_ns() - waited_from;
 		s->ls_wait_ns += waited_ns;
 		s->ls_frames++;
-		if (!caught && s->spin_ns)
+		if (!caught && s->spin.spin_ns)
 			s->ls_spin_lost_ns += spun_ns;
-		judge_spin(s, caught);
+		spin_judge_frame(&s->spin, caught);
 	}
 	return why;
 }
@@ -1076,7 +1038,7 @@ static void summary(struct sim *s, enum end_reason why)
 		    "%.1f us a frame spun in vain",
 		    (double)s->ls_step_ns * 1e-3 / n, (double)s->ls_send_ns * 1e-3 / n,
 		    (double)s->ls_wait_ns * 1e-3 / n, 100.0 * (double)s->ls_spun / n,
-		    s->link.udp ? s->opt.spin_us : 0L, (unsigned long long)s->ls_spin_offs,
+		    s->link.udp ? s->opt.spin_us : 0L, (unsigned long long)s->spin.offs,
 		    (double)s->ls_spin_lost_ns * 1e-3 / n);
 	}
 	say("rejected: nonfinite=%llu out_of_range=%llu backwards=%llu future=%llu bad_crc=%llu bad_len=%llu "
@@ -1140,8 +1102,8 @@ int main(int argc, char **argv)
 
 	/* Before the wait, so that the autopilot's first frames are as prompt as the rest. */
 	int qos_fd = s->opt.realtime ? -1 : hold_pm_qos(s->opt.cpu_dma_latency_us);
-	s->spin_ns = (uint64_t)s->opt.spin_us * 1000u;
-	s->spin_off_next = SPIN_OFF;
+	spin_judge_init(&s->spin, s->link.udp && s->opt.spin_us > 0 ?
+					  (uint64_t)s->opt.spin_us * 1000u : 0u);
 	enum end_reason why = wait_for_autopilot(s);
 	s->wall_start_ns = mono_ns();
 	if (why == END_NONE)
