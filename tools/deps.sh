@@ -43,8 +43,10 @@ DEPS_CROSS=(crossbuild-essential-armhf libgpiod-dev:armhf libiio-dev:armhf libcm
 DEPS_INTEROP=(nodejs npm)
 # libFuzzer (clang's runtime is only "recommended" by clang, so named here).
 DEPS_FUZZ=(clang libclang-rt-14-dev)
+# The load the real-time flight of the suite (hil_realtime_overload) flies under.
+DEPS_LOAD=(stress-ng)
 # The latency benchmark's peer and load.
-DEPS_BENCH=(rt-tests stress-ng)
+DEPS_BENCH=(rt-tests "${DEPS_LOAD[@]}")
 # The kernel-in-the-loop tests (tests/kernel/ktest.sh). The kernel image,
 # headers, kbuild, linux-source and busybox-static are not installed: the
 # runner fetches them with apt-get download into its cache, once per kernel

@@ -99,7 +99,8 @@ def load_log(path):
     (src/daemon/scheduler.c); timing['lockstep'] says fulmard ran in lock-step, where the
     overrun and wake-up figures are None: they measure nothing there. In real time
     timing['main']['achieved_hz'] is the main loop's loops a second over fulmard's run, and
-    timing['reanchors'] how often the simulator fell behind for good."""
+    timing['reanchors'] how often the simulator fell behind for good; timing['shed'] the
+    optional work's counts (overload shedding, src/daemon/scheduler.h) by its name."""
     ev, timing = [], {}
     if not path or not os.path.exists(path):
         return ev, timing
@@ -109,6 +110,13 @@ def load_log(path):
                 timing['lockstep'] = True
             if 'its time re-anchored' in ln:
                 timing['reanchors'] = timing.get('reanchors', 0) + 1
+            m = re.search(r': optional (.+?) \(shed .*\): ran (\d+) times \((\d+) forced after '
+                          r'waiting, (\d+) over budget, longest ([\d.]+) us\), deferred in (\d+) loops', ln)
+            if m:
+                timing.setdefault('shed', {})[m.group(1)] = {
+                    'runs': int(m.group(2)), 'forced': int(m.group(3)),
+                    'over_budget': int(m.group(4)), 'longest_us': float(m.group(5)),
+                    'deferred': int(m.group(6))}
             m = re.search(r'main loop: ([\d.]+) loops a second over ([\d.]+) s', ln)
             if m:
                 timing['achieved'] = (float(m.group(1)), float(m.group(2)))

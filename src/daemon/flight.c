@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "daemon/flight_params.h"
+#include "fulmar/clock.h"
 #include "daemon/flightlog.h"
 #include "daemon/scheduler.h"
 #include "daemon/services.h"
@@ -44,7 +45,16 @@ static struct flight {
 	uint32_t param_gen;             /* the parameters' generation last loaded */
 	uint64_t log_next25_us, log_next10_us;  /* the log's next 25 Hz and 10 Hz ticks */
 	uint32_t log_gps_gen, log_baro_gen;
-	const struct sched *sched;      /* for the log's loop timing (PM), may be NULL */
+	struct sched *sched;            /* loop timing (PM) and shedding; may be NULL */
+	struct sched_work nav_work;     /* navigation: shed last */
+	struct sched_work log_work;     /* the log's periodic records: shed first */
+	uint64_t shed_seen;             /* the main thread's shed loops at the window's start */
+	uint64_t shed_window_us;        /* when this second's window began */
+	uint64_t shed_from;             /* its shed loops when this overload began */
+	bool overloaded;                /* as said */
+	unsigned int shed_quiet;        /* whole windows without shedding since */
+	struct { uint32_t us; uint64_t from_us, to_us; } burn[FLIGHT_TEST_BURNS];  /* flight_test_burn */
+	unsigned int n_burn;
 	uint64_t pm_last_us;
 	struct sched_figures pm_prev;   /* the main loop's figures at the last PM */
 	_Atomic bool armed;
@@ -224,6 +234,10 @@ static void write_log(uint64_t now_us)
 		return;
 	/* Rates by the clock, whatever the loop's rate: the first loop at or past each tick. */
 	bool at25 = now_us >= fl.log_next25_us, at10 = now_us >= fl.log_next10_us;
+	/* Overloaded: the periodic records wait for a loop with the time. */
+	bool timed = (at25 || at10) && sched_work_begin(fl.sched, &fl.log_work);
+	at25 = at25 && timed;
+	at10 = at10 && timed;
 	if (at25)
 		fl.log_next25_us = now_us - now_us % 40000u + 40000u;
 	if (at10)
@@ -309,6 +323,8 @@ static void write_log(uint64_t now_us)
 		};
 		log_write_xkf4(lp, &x4);
 	}
+	if (timed)
+		sched_work_end(fl.sched, &fl.log_work);
 	uint32_t g = fl.gen[SENSOR_GPS];
 	if (g != fl.log_gps_gen) {
 		fl.log_gps_gen = g;
@@ -371,9 +387,84 @@ static void log_pm(uint64_t now_us)
 	fl.pm_prev = f;
 }
 
-void flight_timing_source(const struct sched *s)
+int flight_add_work(struct sched *s)
 {
 	fl.sched = s;
+	/*
+	 * Budgets from the demo flight in real-time HIL on a 2-core VM (the timing
+	 * report's "optional" lines): navigation's runs take some 10-40 us, a
+	 * tick's records 10-40 us. Navigation runs at 50 Hz at the least, as
+	 * ArduPlane's speed and height control; the records at 10 Hz.
+	 */
+	fl.nav_work = (struct sched_work){ .name = "navigation", .thread = SCHED_MAIN,
+					   .shed = SCHED_SHED_LAST, .budget_us = 100,
+					   .max_defer_us = 20000 };
+	fl.log_work = (struct sched_work){ .name = "log records", .thread = SCHED_MAIN,
+					   .shed = SCHED_SHED_FIRST, .budget_us = 150,
+					   .max_defer_us = 100000 };
+	int rc = sched_add_work(s, &fl.nav_work);
+	return rc ? rc : sched_add_work(s, &fl.log_work);
+}
+
+void flight_test_burn(uint32_t us, uint64_t from_us, uint64_t to_us)
+{
+	if (fl.n_burn == FLIGHT_TEST_BURNS)
+		return;
+	fl.burn[fl.n_burn].us = us;
+	fl.burn[fl.n_burn].from_us = from_us;
+	fl.burn[fl.n_burn].to_us = to_us;
+	fl.n_burn++;
+}
+
+/* The test fault: us of CPU in the flight core, as a slow sensor driver would take. */
+static void burn(uint32_t us)
+{
+	uint64_t end = clock_mono_ns() + (uint64_t)us * 1000u;
+	while (clock_mono_ns() < end)
+		;
+}
+
+/*
+ * An overload said once, to the pilot and the log, judged over windows of a
+ * second: it begins in a window in which the main thread shed work in 10
+ * loops or more (a lone slow loop is counted, not announced) and is over
+ * after two whole windows without shedding. The counts are in the timing
+ * report.
+ */
+#define SHED_WINDOW_US 1000000u
+#define SHED_LOOPS_SAID 10u
+static void say_shedding(uint64_t now_us)
+{
+	if (!fl.sched)
+		return;
+	if (!fl.shed_window_us)
+		fl.shed_window_us = now_us;
+	if (now_us - fl.shed_window_us < SHED_WINDOW_US)
+		return;
+	struct sched_figures f;
+	sched_figures_read(fl.sched, SCHED_MAIN, &f);
+	uint64_t n = f.shed_loops - fl.shed_seen;
+	fl.shed_seen = f.shed_loops;
+	fl.shed_window_us = now_us;
+	char text[48];   /* a STATUSTEXT holds 50 */
+	if (!fl.overloaded && n >= SHED_LOOPS_SAID) {
+		fl.overloaded = true;
+		fl.shed_from = f.shed_loops - n;
+		fl.shed_quiet = 0;
+		snprintf(text, sizeof(text), "Main loop overloaded: shedding logs, streams");
+	} else if (fl.overloaded && n == 0 && ++fl.shed_quiet == 2) {
+		fl.overloaded = false;
+		snprintf(text, sizeof(text), "Main loop recovered: shed in %llu loops",
+			 (unsigned long long)(f.shed_loops - fl.shed_from));
+	} else {
+		if (n)
+			fl.shed_quiet = 0;
+		return;
+	}
+	gcs_text(fl.gcs, GCS_SEV_WARNING, "%s", text);
+	log_info("%.3f s: %s", (double)fl.say_us * 1e-6, text);
+	if (flightlog_main())
+		log_event_text(flightlog_main(), now_us, text);
 }
 
 /* The mission as it is armed with: CMD records, so the log shows what was flown. */
@@ -415,6 +506,9 @@ void flight_task(void *ctx, uint64_t now_us)
 	fl.last_us = now_us;
 	if (dt <= 0.0f || dt > 0.1f)
 		dt = 0.0025f;
+	for (unsigned int i = 0; i < fl.n_burn; i++)
+		if (fl.say_us >= fl.burn[i].from_us && fl.say_us < fl.burn[i].to_us)
+			burn(fl.burn[i].us);
 	/* A parameter changed (a ground station's PARAM_SET): the new values from the next step. */
 	if (param_generation() != fl.param_gen) {
 		fl.param_gen = param_generation();
@@ -445,7 +539,11 @@ void flight_task(void *ctx, uint64_t now_us)
 		.home_alt_msl_m = fl.mission->items[0].z,
 	};
 	memcpy(in.accel_body_m_s2, fl.imu.accel_m_s2, sizeof(in.accel_body_m_s2));
+	bool nav = plane_mode_navigates(fl.vehicle->mode);
+	in.nav_deferred = nav && !sched_work_begin(fl.sched, &fl.nav_work);
 	plane_step(&fl.plane, &fl.pp, &in, &fl.po);
+	if (nav && !in.nav_deferred)
+		sched_work_end(fl.sched, &fl.nav_work);
 	if (fl.po.text) {
 		gcs_text(fl.gcs, fl.po.text_severity <= 2 ? GCS_SEV_CRITICAL :
 				 fl.po.text_severity <= 4 ? GCS_SEV_WARNING : GCS_SEV_INFO,
@@ -492,6 +590,7 @@ void flight_task(void *ctx, uint64_t now_us)
 	atomic_store_explicit(&fl.armed, fl.vehicle->armed, memory_order_relaxed);
 	write_log(now_us);
 	log_pm(now_us);
+	say_shedding(now_us);
 	if (!fl.out)
 		return;
 	for (unsigned int ch = 0; ch < SERVO_CHANNELS && ch < rcout_channels(fl.out); ch++) {

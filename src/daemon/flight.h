@@ -38,8 +38,20 @@ bool flight_armed(void);
  * last mixed with, for the HIL link to normalise the pulses by. */
 const struct servo_params *flight_servo_params(void);
 struct sched;
-/* Before the threads: where the log's loop-timing records (PM) read from. */
-void flight_timing_source(const struct sched *s);
+/*
+ * Before the threads, after sched_init: where the log's loop-timing records
+ * (PM) read from, and the flight's optional work (navigation, the log's
+ * periodic records) registered for shedding. Returns 0 or -errno.
+ */
+int flight_add_work(struct sched *s);
+/*
+ * For tests of overload shedding only (fulmard --test-burn): every main loop
+ * between from_us and to_us on the clock of the log's lines burns us of CPU in
+ * the flight core. After flight_init; up to FLIGHT_TEST_BURNS windows (more
+ * are ignored).
+ */
+#define FLIGHT_TEST_BURNS 4
+void flight_test_burn(uint32_t us, uint64_t from_us, uint64_t to_us);
 /* Main thread: the estimator and the plane, for the log and tests. */
 const struct estim *flight_estimator(void);
 const struct plane *flight_plane(void);

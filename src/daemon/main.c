@@ -34,6 +34,7 @@
 #include "fulmar/board.h"
 #include "fulmar/clock.h"
 #include "util/log.h"
+#include "util/spin.h"
 
 #if !defined(FULMAR_VERSION) || !defined(FULMAR_CAPABILITIES)
 #error "meson defines FULMAR_VERSION and FULMAR_CAPABILITIES"
@@ -48,6 +49,8 @@ static struct hil hil;
 static struct board_io bio;       /* the board's own sensors and outputs (no --hil) */
 static const char *hil_url;       /* NULL: the board's own sensors and outputs */
 static bool lockstep;
+static struct { uint32_t us; uint64_t from_us, to_us; } test_burn[FLIGHT_TEST_BURNS];  /* --test-burn */
+static unsigned int n_test_burn;
 
 static void usage(FILE *f)
 {
@@ -64,6 +67,10 @@ static void usage(FILE *f)
 		"      --lockstep      time is the simulator's: run each sensor step as it\n"
 		"                      comes (no real-time threads); needs a HIL link\n"
 		"      --board-info    print the board this fulmard is built for and exit\n"
+		"      --test-burn US,FROM,TO  for tests of overload shedding only: burn US\n"
+		"                      microseconds of CPU in every main loop from FROM to TO\n"
+		"                      seconds on the clock of the log's lines (docs/design.md);\n"
+		"                      up to %d times\n"
 		"  -v, --verbose       debug messages\n"
 		"  -V, --version       print the version and exit\n"
 		"  -h, --help          this text\n\n"
@@ -76,7 +83,7 @@ static void usage(FILE *f)
 		"--save-* file could not be written; in HIL, %d also when the simulator\n"
 		"started a new flight.\n",
 		board_get()->hil_default ? board_get()->hil_default : "none by default",
-		EX_USAGE, EX_NOINPUT, EX_CONFIG, EX_UNAVAILABLE, EX_IOERR, EX_OSERR, EX_TEMPFAIL,
+		FLIGHT_TEST_BURNS, EX_USAGE, EX_NOINPUT, EX_CONFIG, EX_UNAVAILABLE, EX_IOERR, EX_OSERR, EX_TEMPFAIL,
 		EX_CANTCREAT, EX_TEMPFAIL);
 }
 
@@ -121,7 +128,7 @@ static int hold_pm_qos(int32_t latency_us)
 
 static void report(void)
 {
-	static char buf[4096];
+	static char buf[8192];
 	sched_report(&sched, buf, sizeof(buf));
 	log_info("timing report (%s):", sched.fifo ? "SCHED_FIFO" : "normal scheduling");
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
@@ -199,9 +206,15 @@ static int setup_tasks(const struct board *board)
 	bool paced = !hil_url || lockstep;
 	sensors_init(&hub, imu_hz, main_hz, paced ? pace_main : NULL, &sched);
 	flight_init(&hub, hil_url ? hil_rcout(&hil) : board_io_rcout(&bio));
+	for (unsigned int i = 0; i < n_test_burn; i++) {
+		log_warn("--test-burn: every main loop burns %u us from %.1f s to %.1f s (a test fault)",
+			 test_burn[i].us, (double)test_burn[i].from_us * 1e-6,
+			 (double)test_burn[i].to_us * 1e-6);
+		flight_test_burn(test_burn[i].us, test_burn[i].from_us, test_burn[i].to_us);
+	}
 	if (paced)
 		sched_set_paced(&sched, SCHED_MAIN);
-	flight_timing_source(&sched);
+	rc = flight_add_work(&sched);
 	const struct sched_task tasks[] = {
 		{ "flight", SCHED_MAIN, 0, flight_task, NULL },
 		{ "hil-out", SCHED_MAIN, 0, hil_out_task, &hil },
@@ -262,28 +275,12 @@ static int take_signal(const sigset_t *set, uint64_t wait_ns, bool *stop)
  * milliseconds.
  */
 #define LOCKSTEP_SPIN_NS 200000u
-/*
- * Spinning pays only while the simulator runs at the same time on another
- * CPU; on a loaded host it takes the CPU the simulator waits for. So it is
- * judged over windows of LOCKSTEP_SPIN_WINDOW frames: a window in which more
- * than LOCKSTEP_SPIN_MISSES came only after the spin turns it off for
- * LOCKSTEP_SPIN_OFF frames, twice that after another bad window, up to
- * LOCKSTEP_SPIN_OFF_MAX, and then it is tried again.
- */
-#define LOCKSTEP_SPIN_WINDOW 64u
-#define LOCKSTEP_SPIN_MISSES 6u
-#define LOCKSTEP_SPIN_OFF 1024u
-#define LOCKSTEP_SPIN_OFF_MAX 16384u
 
 /* The leader's lock-step state: the spin bound, and where its wall time goes. */
 struct lockstep {
-	uint64_t spin_ns;          /* LOCKSTEP_SPIN_NS, or 0 while spinning is off */
-	uint32_t window, misses;   /* frames, and frames the spin missed, in this window */
-	uint32_t off_left;         /* frames still to go without spinning */
-	uint32_t off_next;         /* how long the next bad window turns it off */
+	struct spin_judge spin;    /* util/spin.h: LOCKSTEP_SPIN_NS over UDP */
 	uint64_t frames;           /* answers after the first */
 	uint64_t spun;             /* ... whose sensor steps came while spinning */
-	uint64_t spin_offs;        /* bad windows */
 	uint64_t spin_lost_ns;     /* spinning that found nothing */
 	uint64_t tasks_ns;         /* running the tasks due, after the first answer */
 	uint64_t send_ns;          /* sending those answers */
@@ -301,7 +298,7 @@ static int lockstep_advance(void *ctx, uint64_t t_us)
 
 /*
  * Takes what the simulator sent: reads without blocking for up to
- * ls->spin_ns, then waits in poll for up to timeout_ms. Returns what
+ * ls->spin.spin_ns, then waits in poll for up to timeout_ms. Returns what
  * hil_receive returns; *spun says whether the spinning found it.
  */
 static int lockstep_receive(struct lockstep *ls, int timeout_ms, bool *spun)
@@ -317,36 +314,11 @@ static int lockstep_receive(struct lockstep *ls, int timeout_ms, bool *spun)
 			return rc;
 		}
 		spun_ns = clock_mono_ns() - t0;
-	} while (spun_ns < ls->spin_ns);
+	} while (spun_ns < ls->spin.spin_ns);
 	int rc = hil_receive(&hil, timeout_ms, lockstep_advance, ls);
 	if (rc > 0)
 		ls->spin_lost_ns += spun_ns;
 	return rc;
-}
-
-/* After each answer: whether the spinning caught the frame moves the bound. */
-static void lockstep_judge_spin(struct lockstep *ls, bool caught)
-{
-	if (!hil.sock)
-		return;
-	if (ls->off_left) {
-		if (--ls->off_left == 0)
-			ls->spin_ns = LOCKSTEP_SPIN_NS;
-		return;
-	}
-	ls->misses += !caught;
-	if (++ls->window < LOCKSTEP_SPIN_WINDOW)
-		return;
-	if (ls->misses > LOCKSTEP_SPIN_MISSES) {
-		ls->spin_ns = 0;
-		ls->off_left = ls->off_next;
-		ls->spin_offs++;
-		if (ls->off_next < LOCKSTEP_SPIN_OFF_MAX)
-			ls->off_next *= 2;
-	} else {
-		ls->off_next = LOCKSTEP_SPIN_OFF;
-	}
-	ls->window = ls->misses = 0;
 }
 
 static void lockstep_report(const struct lockstep *ls)
@@ -361,7 +333,7 @@ static void lockstep_report(const struct lockstep *ls)
 		 (unsigned long long)ls->frames, (double)ls->wall_ns * 1e-9,
 		 (double)ls->wall_ns * 1e-3 / n, (double)ls->tasks_ns * 1e-3 / n,
 		 (double)ls->send_ns * 1e-3 / n, other_ns * 1e-3 / n, 100.0 * (double)ls->spun / n,
-		 hil.sock ? LOCKSTEP_SPIN_NS / 1000u : 0u, (unsigned long long)ls->spin_offs,
+		 (unsigned int)(ls->spin.bound_ns / 1000u), (unsigned long long)ls->spin.offs,
 		 (double)ls->spin_lost_ns * 1e-3 / n);
 }
 
@@ -375,7 +347,8 @@ static int run_lockstep(const sigset_t *set)
 	notify_send("READY=1");
 	uint64_t wd_ns = notify_watchdog_usec() * 500;
 	uint64_t last_pet_ns = 0, silent_said_ns = 0, first_answer_ns = 0, signals_ns = 0;
-	struct lockstep ls = { .spin_ns = LOCKSTEP_SPIN_NS, .off_next = LOCKSTEP_SPIN_OFF };
+	struct lockstep ls = { 0 };
+	spin_judge_init(&ls.spin, hil.sock ? LOCKSTEP_SPIN_NS : 0u);
 	int status = 0;
 	bool stop = false;
 	while (!stop) {
@@ -405,7 +378,7 @@ static int run_lockstep(const sigset_t *set)
 			} else {
 				ls.frames++;
 				ls.spun += spun;
-				lockstep_judge_spin(&ls, spun);
+				spin_judge_frame(&ls.spin, spun);
 				ls.send_ns += sent_ns - now_ns;
 				ls.wall_ns = sent_ns - first_answer_ns;
 			}
@@ -502,7 +475,7 @@ static int run(const struct board *board)
 int main(int argc, char **argv)
 {
 	enum { OPT_BOARD_INFO = 256, OPT_LOAD_PARAMS, OPT_LOAD_MISSION, OPT_SAVE_PARAMS,
-	       OPT_SAVE_MISSION, OPT_HIL, OPT_LOCKSTEP };
+	       OPT_SAVE_MISSION, OPT_HIL, OPT_LOCKSTEP, OPT_TEST_BURN };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "board-info", no_argument, NULL, OPT_BOARD_INFO },
@@ -512,6 +485,7 @@ int main(int argc, char **argv)
 		{ "save-mission", required_argument, NULL, OPT_SAVE_MISSION },
 		{ "hil", required_argument, NULL, OPT_HIL },
 		{ "lockstep", no_argument, NULL, OPT_LOCKSTEP },
+		{ "test-burn", required_argument, NULL, OPT_TEST_BURN },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -553,6 +527,24 @@ int main(int argc, char **argv)
 		case OPT_LOCKSTEP:
 			lockstep = true;
 			break;
+		case OPT_TEST_BURN: {
+			double from_s, to_s;
+			unsigned int us;
+			char end;
+			if (sscanf(optarg, "%u,%lf,%lf%c", &us, &from_s, &to_s, &end) != 3 ||
+			    us == 0 || us > 100000 || !(from_s >= 0.0) || !(to_s > from_s) ||
+			    to_s > 1e6 || n_test_burn == FLIGHT_TEST_BURNS) {
+				fprintf(stderr, "fulmard: --test-burn '%s': wanted US,FROM,TO (1-100000 "
+					"us, 0 <= FROM < TO seconds), up to %d times\n", optarg,
+					FLIGHT_TEST_BURNS);
+				return EX_USAGE;
+			}
+			test_burn[n_test_burn].us = us;
+			test_burn[n_test_burn].from_us = (uint64_t)(from_s * 1e6);
+			test_burn[n_test_burn].to_us = (uint64_t)(to_s * 1e6);
+			n_test_burn++;
+			break;
+		}
 		case OPT_BOARD_INFO:
 			board_info(board_get());
 			return 0;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -114,6 +115,7 @@ int sched_init(struct sched *s, const struct sched_cfg *cfg)
 		atomic_init(&t->stats.first_start_ns, 0);
 		atomic_init(&t->stats.last_start_ns, 0);
 		atomic_init(&t->stats.last_event_ns, 0);
+		atomic_init(&t->stats.shed_loops, 0);
 	}
 	return 0;
 }
@@ -138,6 +140,71 @@ int sched_add_task(struct sched *s, const struct sched_task *task)
 	s->n_tasks++;
 	t->n_tasks++;
 	return 0;
+}
+
+int sched_add_work(struct sched *s, struct sched_work *w)
+{
+	if (w->thread < SCHED_TIMER || w->thread >= SCHED_THREAD_COUNT ||
+	    (w->shed != SCHED_SHED_FIRST && w->shed != SCHED_SHED_LAST) || !w->budget_us)
+		return -EINVAL;
+	if (s->n_work == SCHED_MAX_WORK)
+		return -ENOSPC;
+	atomic_init(&w->runs, 0);
+	atomic_init(&w->deferred, 0);
+	atomic_init(&w->forced, 0);
+	atomic_init(&w->over_budget, 0);
+	atomic_init(&w->longest_ns, 0);
+	w->waiting_since_ns = 0;
+	s->work[s->n_work++] = w;
+	return 0;
+}
+
+static void bump(_Atomic uint64_t *c);
+
+/* The share of the period (percent) a class may run within. */
+static uint64_t shed_share_pct(enum sched_shed c)
+{
+	return c == SCHED_SHED_LAST ? 90u : 60u;
+}
+
+bool sched_work_begin(struct sched *s, struct sched_work *w)
+{
+	if (!s)
+		return true;
+	const struct sched_thread *t = &s->th[w->thread];
+	uint64_t now = clock_mono_ns();
+	bool run = s->lockstep;
+	if (!run) {
+		uint64_t elapsed = now > t->loop_start_ns ? now - t->loop_start_ns : 0;
+		run = elapsed + (uint64_t)w->budget_us * 1000u <= t->period_ns * shed_share_pct(w->shed) / 100u;
+	}
+	if (!run && w->waiting_since_ns &&
+	    now - w->waiting_since_ns >= (uint64_t)w->max_defer_us * 1000u) {
+		bump(&w->forced);
+		run = true;
+	}
+	if (!run) {
+		if (!w->waiting_since_ns)
+			w->waiting_since_ns = now;
+		bump(&w->deferred);
+		s->th[w->thread].shed_now = true;
+		return false;
+	}
+	w->waiting_since_ns = 0;
+	w->began_ns = now;
+	return true;
+}
+
+void sched_work_end(struct sched *s, struct sched_work *w)
+{
+	if (!s)
+		return;
+	uint64_t took = clock_mono_ns() - w->began_ns;
+	if (took > (uint64_t)w->budget_us * 1000u)
+		bump(&w->over_budget);
+	if (took > atomic_load_explicit(&w->longest_ns, memory_order_relaxed))
+		atomic_store_explicit(&w->longest_ns, took, memory_order_relaxed);
+	bump(&w->runs);
 }
 
 void sched_set_paced(struct sched *s, enum sched_thread_id id)
@@ -208,6 +275,10 @@ void sched_stats_add(struct sched *s, enum sched_thread_id id, const struct sche
 		bump(&st->overruns_2x);
 	if (l->timed_out)
 		bump(&st->pace_timeouts);
+	if (s->th[id].shed_now) {
+		s->th[id].shed_now = false;
+		bump(&st->shed_loops);
+	}
 	if (iv > atomic_load_explicit(&st->longest_interval_ns, memory_order_relaxed))
 		atomic_store_explicit(&st->longest_interval_ns, iv, memory_order_relaxed);
 	if (first)
@@ -248,6 +319,12 @@ static void *thread_main(void *arg)
 	struct sched_thread *t = arg;
 	struct sched *s = t->owner;
 	struct sched_stats *st = &t->stats;
+	/*
+	 * Timer slack: the kernel may fire a normal thread's timers up to 50 us
+	 * late by default, to batch wake-ups; a SCHED_FIFO thread has none. Where
+	 * SCHED_FIFO was refused, 1 ns, so the sleeps still end on time.
+	 */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 
 	/* Wait for the go: all threads start on one instant, or leave if start failed. */
 	while (atomic_load_explicit(&s->go, memory_order_acquire) == 0)
@@ -282,6 +359,7 @@ static void *thread_main(void *arg)
 		}
 		uint64_t start = clock_mono_ns();
 		prev_start = start;
+		t->loop_start_ns = start;
 
 		run_tasks(t, start / 1000);
 
@@ -462,6 +540,7 @@ void sched_figures_read(const struct sched *s, enum sched_thread_id id, struct s
 	f->first_start_ns = get(&st->first_start_ns);
 	f->last_start_ns = get(&st->last_start_ns);
 	f->last_event_ns = get(&st->last_event_ns);
+	f->shed_loops = get(&st->shed_loops);
 }
 
 uint32_t sched_load_permille(const struct sched *s, enum sched_thread_id id,
@@ -632,10 +711,24 @@ void sched_report(const struct sched *s, char *buf, size_t len)
 			sched_figures_read(s, (enum sched_thread_id)i, &f);
 			report_pacing(s, &s->th[i], &f, buf, len, &n);
 		}
+	for (uint32_t i = 0; i < s->n_work; i++) {
+		const struct sched_work *w = s->work[i];
+		struct sched_figures f;
+		sched_figures_read(s, w->thread, &f);
+		put(buf, len, &n, "%s: optional %s (shed %s, budget %u us, waits at most %u ms): "
+		    "ran %llu times (%llu forced after waiting, %llu over budget, longest %.1f us), "
+		    "deferred in %llu loops; the thread shed work in %llu loops\n",
+		    sched_thread_name(w->thread), w->name,
+		    w->shed == SCHED_SHED_FIRST ? "first" : "last", w->budget_us,
+		    w->max_defer_us / 1000u, (unsigned long long)get(&w->runs),
+		    (unsigned long long)get(&w->forced), (unsigned long long)get(&w->over_budget),
+		    us(get(&w->longest_ns)), (unsigned long long)get(&w->deferred),
+		    (unsigned long long)f.shed_loops);
+	}
 	if (s->lockstep)
 		put(buf, len, &n, "lock-step: every loop starts on its instant of the simulator's "
 		    "clock, so none is late and no wake-up latency is measured; >1.5x and >2x count "
 		    "loops whose run time took over 1.5 and 2 of the simulated period they stand "
 		    "for; longest is on the simulator's clock; load is the mean run time against "
-		    "the period\n");
+		    "the period; optional work always runs\n");
 }

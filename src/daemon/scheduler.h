@@ -36,6 +36,7 @@ enum sched_thread_id {
 
 #define SCHED_MAX_TASKS 32
 #define SCHED_MAX_TASKS_PER_THREAD 16
+#define SCHED_MAX_WORK 8
 
 struct sched_thread_cfg {
 	uint32_t rate_hz;   /* wake rate; for a paced thread, the expected rate */
@@ -57,6 +58,39 @@ struct sched_task {
 	uint32_t rate_hz;   /* 0: every wake of its thread; else at most the thread's rate */
 	void (*run)(void *ctx, uint64_t now_us);
 	void *ctx;
+};
+
+/*
+ * Overload shedding, in real time. A thread's work is its core, which runs in
+ * every loop, and optional work, each piece with a class, a budget and how
+ * long it may wait. A task asks sched_work_begin before a piece: it runs when
+ * the loop so far and its budget fit the class's share of the period, and is
+ * deferred when they do not, to be asked again in the next loop; once it has
+ * waited max_defer_us it runs anyway, so nothing starves. Streams and logging
+ * shed first, navigation only when the loop is nearly full; the flying core
+ * (sensors in, estimator, attitude control, outputs) is never optional. In
+ * lock-step every piece runs: no deadline is real there, and the same inputs
+ * must give the same outputs.
+ */
+enum sched_shed {
+	SCHED_SHED_FIRST = 1,   /* runs while the loop is within 60 % of its period */
+	SCHED_SHED_LAST,        /* ... within 90 %: the last resort */
+};
+
+struct sched_work {
+	const char *name;
+	enum sched_thread_id thread;
+	enum sched_shed shed;
+	uint32_t budget_us;         /* what one run may take */
+	uint32_t max_defer_us;      /* the longest it may wait */
+	/* Kept by the scheduler, written by the thread that runs the piece. */
+	_Atomic uint64_t runs;
+	_Atomic uint64_t deferred;  /* loops it was asked in and waited */
+	_Atomic uint64_t forced;    /* runs after waiting max_defer_us, loop time or not */
+	_Atomic uint64_t over_budget;  /* runs that took longer than budget_us */
+	_Atomic uint64_t longest_ns;
+	uint64_t waiting_since_ns;  /* 0: not waiting */
+	uint64_t began_ns;
 };
 
 /*
@@ -83,6 +117,7 @@ struct sched_stats {
 	_Atomic uint64_t first_start_ns; /* the first loop's start on the thread's clock (0: none yet) */
 	_Atomic uint64_t last_start_ns;  /* the latest loop's start on the thread's clock */
 	_Atomic uint64_t last_event_ns;  /* paced: when the latest event it served came; 0: none yet */
+	_Atomic uint64_t shed_loops;     /* loops in which optional work was deferred */
 };
 
 /*
@@ -108,6 +143,7 @@ struct sched_figures {
 	uint64_t first_start_ns;       /* as in sched_stats */
 	uint64_t last_start_ns;
 	uint64_t last_event_ns;
+	uint64_t shed_loops;
 };
 
 struct sched_thread {
@@ -126,6 +162,8 @@ struct sched_thread {
 	uint64_t next_vt_us;           /* lock-step: the virtual time of the next wake */
 	uint32_t pace_seen;            /* lock-step: the last pace_seq acted on */
 	bool pace_due;                 /* lock-step: an event came that the next run serves */
+	uint64_t loop_start_ns;        /* real time: when this loop's tasks began */
+	bool shed_now;                 /* optional work was deferred in this loop */
 	pthread_t pthread;
 	bool started;
 	struct sched *owner;
@@ -136,6 +174,8 @@ struct sched {
 	struct sched_cfg cfg;
 	struct sched_task tasks[SCHED_MAX_TASKS];
 	uint32_t n_tasks;
+	struct sched_work *work[SCHED_MAX_WORK];
+	uint32_t n_work;
 	struct sched_thread th[SCHED_THREAD_COUNT];
 	_Atomic bool stop;
 	bool fifo;                     /* SCHED_FIFO was granted */
@@ -163,6 +203,16 @@ int sched_add_task(struct sched *s, const struct sched_task *task);
 void sched_set_paced(struct sched *s, enum sched_thread_id id);
 /* Any thread, wait-free: wakes a paced thread. */
 void sched_pace_signal(struct sched *s, enum sched_thread_id id);
+
+/* Before start: optional work, for the timing report. Returns 0, -ENOSPC or -EINVAL. */
+int sched_add_work(struct sched *s, struct sched_work *w);
+/*
+ * On w's thread, in one of its tasks: true when w may run now, to be followed
+ * by sched_work_end; false when it is deferred (counted). s may be NULL (code
+ * run without a scheduler, in tests): it always runs.
+ */
+bool sched_work_begin(struct sched *s, struct sched_work *w);
+void sched_work_end(struct sched *s, struct sched_work *w);
 
 /*
  * Real time: locks memory and starts the six threads (SCHED_FIFO where

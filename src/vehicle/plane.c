@@ -107,6 +107,11 @@ static bool navigating(enum plane_mode m)
 	       m == PLANE_GUIDED;
 }
 
+bool plane_mode_navigates(enum plane_mode m)
+{
+	return navigating(m) || m == PLANE_CIRCLE || m == PLANE_FBWB || m == PLANE_CRUISE;
+}
+
 static bool pilot_mode(enum plane_mode m)
 {
 	return m == PLANE_MANUAL || m == PLANE_STABILIZE || m == PLANE_FBWA || m == PLANE_FBWB ||
@@ -370,6 +375,7 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 		p->last_mode = p->v->mode;
 		enter_mode(p, pp, in, out);
 		p->last_mode = p->v->mode;
+		p->nav_last_ok = false;   /* a new mode navigates from its first step */
 	}
 
 	/* GUIDED: a new target from the ground station. */
@@ -377,6 +383,7 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 		p->guided_gen = p->v->guided.generation;
 		struct nav_wp t = { p->v->guided.lat_deg, p->v->guided.lon_deg, p->v->guided.alt_rel_m };
 		nav_set_loiter(&p->nav, &t, pp->mexec.wp_loiter_rad_m, 1);
+		p->nav_last_ok = false;
 	}
 	enum plane_mode m = p->v->mode;
 	bool att = vs->valid & VEHICLE_ATTITUDE_VALID;
@@ -389,12 +396,11 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 			throttle = throttle_stick(&in->rc);
 		}
 		ctl_init(&p->ctl);
+		p->nav_last_ok = false;
 	} else {
 		float roll_lim = pp->nav.lim_roll_cd * 0.01f * DEG_F;
 		float roll = 0.0f, pitch = 0.0f;
-		bool use_nav = navigating(m) || m == PLANE_CIRCLE || m == PLANE_FBWB ||
-			       m == PLANE_CRUISE;
-		if (use_nav) {
+		if (plane_mode_navigates(m)) {
 			if (m == PLANE_FBWB || m == PLANE_CRUISE) {
 				/* Pitch stick moves the held height, throttle stick the speed. */
 				float climb = rc_live ? stick(&in->rc, 1) * 2.0f : 0.0f;
@@ -404,7 +410,15 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 				if (rc_live)
 					nav_set_airspeed(&p->nav, lo + throttle_stick(&in->rc) * (hi - lo));
 			}
-			nav_update(&p->nav, &pp->nav, vs, in->accel_body_m_s2, in->dt_s, &out->nav);
+			bool nav_now = !in->nav_deferred || !p->nav_last_ok;
+			if (nav_now) {
+				nav_update(&p->nav, &pp->nav, vs, in->accel_body_m_s2,
+					   in->dt_s + p->nav_wait_s, &out->nav);
+				p->nav_wait_s = 0.0f;
+			} else {
+				out->nav = p->nav_last;
+				p->nav_wait_s += in->dt_s;
+			}
 			out->nav_active = true;
 			roll = out->nav.nav_roll_rad;
 			pitch = out->nav.nav_pitch_rad;
@@ -413,11 +427,15 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 				roll = roll_lim / 3.0f;
 			else if (m == PLANE_FBWB || m == PLANE_CRUISE)
 				roll = rc_live ? stick(&in->rc, 0) * roll_lim : 0.0f;
-			if (m == PLANE_AUTO) {
+			if (m == PLANE_AUTO && nav_now) {
 				mexec_update(&p->mexec, in->mission, &p->nav, &out->nav, vs, in->now_us);
 				out->reached = mexec_take_reached(&p->mexec, &out->reached_seq);
 				if (p->mexec.phase == MEXEC_DONE)
 					force_mode(p, PLANE_RTL, out, "Mission complete: RTL");
+			}
+			p->nav_last = out->nav;
+			p->nav_last_ok = p->v->mode == m;
+			if (m == PLANE_AUTO) {
 				if (p->mexec.phase == MEXEC_LANDED) {
 					throttle = 0.0f;
 					if (!p->landed_us)
@@ -434,6 +452,7 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 			if (m == PLANE_TAKEOFF && out->nav.takeoff_complete)
 				force_mode(p, PLANE_LOITER, out, "Takeoff complete: LOITER");
 		} else {
+			p->nav_last_ok = false;
 			/* FBWA, STABILIZE and the rest of the pilot's modes: sticks demand attitude. */
 			float ps = rc_live ? stick(&in->rc, 1) : 0.0f;
 			roll = (rc_live ? stick(&in->rc, 0) : 0.0f) * roll_lim;

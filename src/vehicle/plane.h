@@ -85,6 +85,9 @@ struct plane_input {
 	bool home_set;
 	struct nav_wp home;
 	float home_alt_msl_m;
+	/* The loop is overloaded (daemon/scheduler.h): fly this step on the last
+	 * navigation's demands; navigation then runs over the time it missed. */
+	bool nav_deferred;
 };
 
 /* What the step decided. */
@@ -115,6 +118,9 @@ struct plane {
 	bool gcs_fs;
 	struct nav nav;
 	bool nav_origin_set;
+	struct nav_output nav_last;         /* the last navigation's output ... */
+	bool nav_last_ok;                   /* ... from the step before, in this mode */
+	float nav_wait_s;                   /* time its runs were deferred since */
 	struct ctl ctl;
 	struct servo servo;
 	struct mexec mexec;
@@ -127,6 +133,8 @@ struct plane {
 void plane_init(struct plane *p, struct vehicle *v);
 void plane_step(struct plane *p, const struct plane_params *pp, const struct plane_input *in,
 		struct plane_output *out);
+/* Whether mode m flies on navigation's demands (L1 and TECS): the work plane_input.nav_deferred defers. */
+bool plane_mode_navigates(enum plane_mode m);
 /* The mode a pulse on the mode channel selects (ArduPlane's six PWM bands). */
 int plane_switch_position(uint16_t pwm_us);
 

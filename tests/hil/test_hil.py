@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Whole flights in HIL, lock-step (gcs_loss, rc_stall and realtime_loaded in real time):
+"""Whole flights in HIL, lock-step (gcs_loss, rc_stall and realtime_overload in real time):
 fulmar-sim and fulmard as two real processes over UDP on loopback, scored against the
 simulator's ground truth.
 
@@ -8,8 +8,8 @@ simulator's ground truth.
 
 Cases: sensors, estimator, demo, demo_100hz, demo_200hz, demo_250hz, demo_400hz_fresh, windy,
 determinism, gps_loss, low_battery, rc_loss, rc_stall, modes, gcs_loss, log_crash, log_download
-(the demos and log_crash read the flight log with FULMAR_LOG), and realtime_loaded (8 minutes
-under stress-ng: suite 'long', which tools/test runs with --long).
+(the demos and log_crash read the flight log with FULMAR_LOG), and realtime_overload (8 minutes
+under stress-ng, overloaded twice: suite 'realtime', which tools/test runs natively only).
 Exit 0 passed, 1 failed (with what and why). Standard library only.
 """
 import atexit
@@ -143,7 +143,7 @@ class Gcs(threading.Thread):
 
 class Flight:
     def __init__(self, fulmard, sim, name, sim_args=(), params=(), realtime=False, gcs=False,
-                 timeline_extra=(), duration=900):
+                 timeline_extra=(), duration=900, daemon_args=()):
         self.dir = tempfile.mkdtemp(prefix='fulmar-hil-%s-' % name)
         self.sim_port = free_udp_port()
         self.gcs_port = free_udp_port()
@@ -167,7 +167,7 @@ class Flight:
                    '--end-landed', str(END_LANDED_S)] + list(sim_args)
         d_cmd = [fulmard, '-c', os.path.join(self.dir, 'fulmard.conf'),
                  '--hil', 'udp:127.0.0.1:%d' % self.sim_port, '--load-mission', MISSION,
-                 '--load-params', os.path.join(self.dir, 'p.param')]
+                 '--load-params', os.path.join(self.dir, 'p.param')] + list(daemon_args)
         if realtime:
             sim_cmd.append('--realtime')
         else:
@@ -693,14 +693,26 @@ def case_rc_stall(fulmard, sim, fulmar_log=None):
     check(modes == ['mode MANUAL', 'mode AUTO'], 'AUTO throughout, as the switch says: %s' % modes)
 
 
-def case_realtime_loaded(fulmard, sim, fulmar_log=None):
+# case_realtime_overload's test fault (fulmard --test-burn US,FROM,TO on the simulator's
+# clock): in lap 1, a core of 1800 us in the 2500 us loop leaves too little for the
+# streams and the log's records, not for navigation; in lap 2, 2150 us leaves too little
+# for navigation as well, which then runs every 20 ms (50 Hz), its least.
+BURNS = ((1800, 60.0, 150.0), (2150, 200.0, 260.0))
+
+
+def case_realtime_overload(fulmard, sim, fulmar_log=None):
     """The demo flight in real time (8 minutes) while `stress-ng --cpu 2` keeps both cores of a
-    2-core host busy: suite 'long' (tools/test --long; meson test hil_realtime_loaded). fulmard has
+    2-core host busy, with the main loop overloaded twice by a test fault (BURNS). fulmard has
     SCHED_FIFO where it may; fulmar-sim does not, so it falls behind and skips ahead, and
-    fulmard re-anchors its clock to it. It must complete the mission and land: three laps,
-    landed, disarmed, motor off, no crash, no RC failsafe, the main loop at 95 % of its
-    400 Hz or more with under 5 % of its loops half a period late. The demo's own bounds
-    (CHECKS['demo_realtime'], what tools/demo --realtime exits on) are printed as figures."""
+    fulmard re-anchors its clock to it. The mission is completed and landed: three laps,
+    landed, disarmed, motor off, no crash, no RC failsafe. Attitude control keeps its rate:
+    the main loop at 95 % of its 400 Hz or more with under 5 % of its loops half a period
+    late, over the flight and in every 10 s PM record inside an overload. The shedding is
+    seen: a STATUSTEXT when each overload begins and one when it is over, and the timing
+    report's counts of the streams, log records and navigation deferred. The demo's own
+    bounds (CHECKS['demo_realtime'], what tools/demo --realtime exits on) are printed as
+    figures. Suite 'realtime' (native only: real time under the sanitizers' slowdown would
+    test them, not fulmard)."""
     load = None
     try:
         load = subprocess.Popen(['stress-ng', '--cpu', '2', '--quiet'], stdout=subprocess.DEVNULL,
@@ -709,8 +721,10 @@ def case_realtime_loaded(fulmard, sim, fulmar_log=None):
         check(False, 'stress-ng --cpu 2 started (%s)' % e)
         return
     atexit.register(lambda: load.poll() is None and load.terminate())
+    burn_args = [a for b in BURNS for a in ('--test-burn', '%d,%g,%g' % b)]
     try:
-        f = Flight(fulmard, sim, 'rtload', realtime=True, sim_args=fr.demo_sim_args(), duration=1200)
+        f = Flight(fulmard, sim, 'overload', realtime=True, sim_args=fr.demo_sim_args(),
+                   duration=1200, gcs=True, daemon_args=burn_args)
         f.wait_end(wall_s=900)
         truth, events, timing = f.stop()
     finally:
@@ -724,6 +738,9 @@ def case_realtime_loaded(fulmard, sim, fulmar_log=None):
     sim_log = open(os.path.join(f.dir, 'sim.log'), errors='replace').read()
     print('  fulmar-sim fell behind real time %d times; fulmard re-anchored %d times' % (
         sim_log.count('behind real time'), s['reanchors']))
+    log_text = open(f.log, errors='replace').read()
+    check('SCHED_FIFO' in log_text and 'SCHED_FIFO not' not in log_text,
+          'fulmard ran with SCHED_FIFO (what holding the rate under load rests on)')
     check(s['laps'] >= 3 and s['landed'] and s['disarmed_at_end'] and s['motor_off_at_end'] and
           not s['crashed'], 'completed the mission and landed: %d laps, %s, %s' % (
               s['laps'], 'landed' if s['landed'] else 'NOT LANDED',
@@ -734,6 +751,40 @@ def case_realtime_loaded(fulmard, sim, fulmar_log=None):
           'main loop %s loops a second (400 configured), %s of them over 1.5x their period' % (
               s['main_loop_hz'], '%.1f %%' % (100 * s['main_late_frac'])
               if s['main_late_frac'] is not None else None))
+    # Each overload said once, judged over windows of a second: as it began (the first
+    # window with 10 loops shed) and when it was over (two whole windows without).
+    over = [t for t, txt in events if txt.startswith('Main loop overloaded')]
+    back = [t for t, txt in events if txt.startswith('Main loop recovered')]
+    said = all(any(a <= t < a + 2.1 for t in over) for _, a, _ in BURNS) and \
+        all(any(b + 2.0 <= t < b + 4.1 for t in back) for _, _, b in BURNS)
+    check(said and len(over) == len(BURNS) and len(back) == len(BURNS),
+          'the overloads said as they began (%s s) and as they ended (%s s)' % (over, back))
+    texts = f.gcs.texts if f.gcs else []
+    check(sum(t.startswith('Main loop overloaded') for t in texts) == len(BURNS) and
+          sum(t.startswith('Main loop recovered') for t in texts) == len(BURNS),
+          'and so told the ground station: %s' % [t for t in texts if t.startswith('Main loop')])
+    shed = timing.get('shed', {})
+    print('  shed: %s' % shed)
+    check(all(shed.get(w, {}).get('deferred', 0) > 0 and shed[w].get('runs', 0) > 0
+              for w in ('ground-station services', 'log records', 'navigation')),
+          'the streams, the log records and (in the heavier overload) navigation were deferred, '
+          'and ran: %s' % {w: (v.get('deferred'), v.get('runs')) for w, v in shed.items()})
+    # PM (every 10 s): NLoop loops, NLon of them over 1.5 periods late. The records whose
+    # 10 s lie inside an overload (their times on the log's clock, the MSG records').
+    if fulmar_log:
+        bins = sorted(x for x in os.listdir(os.path.join(f.dir, 'logs')) if x.endswith('.BIN'))
+        path = os.path.join(f.dir, 'logs', bins[0]) if bins else ''
+        msgs = log_rows(fulmar_log, path, 'MSG') if path else []
+        begun = [int(r['TimeUS']) for r in msgs if 'overloaded' in r.get('Message', '')]
+        ended = [int(r['TimeUS']) for r in msgs if 'recovered' in r.get('Message', '')]
+        pm = log_rows(fulmar_log, path, 'PM') if path else []
+        inside = [r for r in pm for a, b in zip(begun, ended)
+                  if a + 10e6 <= int(r['TimeUS']) <= b - 2e6]
+        check(len(inside) >= 10 and all(int(r['NLoop']) >= 3800 and int(r['NLon']) < 200
+                                        for r in inside),
+              'in the overloads, %d PM records: loops per 10 s %s, late %s' % (
+                  len(inside), sorted({int(r['NLoop']) for r in inside})[:3],
+                  max((int(r['NLon']) for r in inside), default=None)))
 
 
 CASES = {'sensors': case_sensors, 'demo': case_demo, 'windy': case_windy,
@@ -741,7 +792,7 @@ CASES = {'sensors': case_sensors, 'demo': case_demo, 'windy': case_windy,
          'modes': case_modes, 'gcs_loss': case_gcs_loss, 'log_crash': case_log_crash,
          'determinism': case_determinism, 'log_download': case_log_download,
          'estimator': case_estimator, 'rc_stall': case_rc_stall,
-         'realtime_loaded': case_realtime_loaded,
+         'realtime_overload': case_realtime_overload,
          'demo_100hz': lambda d, s, l=None: demo_at_rate(d, s, l, 100, 100),
          'demo_200hz': lambda d, s, l=None: demo_at_rate(d, s, l, 200, 200),
          'demo_250hz': lambda d, s, l=None: demo_at_rate(d, s, l, 250, 250),

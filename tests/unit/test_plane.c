@@ -305,6 +305,53 @@ static void test_plane_guided_flies_to_the_target(void **state)
 	assert_int_equal(vehicle_set_guided(&v, NAN, 0, 90, why, sizeof(why)), -EINVAL);
 }
 
+/* n steps of in.dt_s, RC fresh. */
+static void steps(int n)
+{
+	for (int i = 0; i < n; i++) {
+		in.now_us += 2500;
+		in.rc.timestamp_us = in.now_us;
+		vehicle_update(&v, in.vs.valid, mis.count);
+		plane_step(&pl, &pp, &in, &out);
+	}
+}
+
+/* Overloaded (plane_input.nav_deferred): the step flies on navigation's last demands,
+ * and navigation then runs over the time it missed; a new mode navigates at once. */
+static void test_plane_deferred_navigation_flies_on_its_last_demands(void **state)
+{
+	setup();
+	rc_set(1500, 1500, 1500, 1500, 1400);     /* LOITER */
+	run(1.0, true);
+	assert_int_equal(v.mode, PLANE_LOITER);
+	struct nav_output last = out.nav;
+	in.nav_deferred = true;
+	in.vs.roll_rad = 0.3f;                   /* what navigation would answer, it does not see */
+	steps(4);
+	assert_true(out.nav_active);
+	assert_memory_equal(&out.nav, &last, sizeof(last));
+	assert_float_equal(pl.nav_wait_s, 0.01f, 1e-5f);
+	in.nav_deferred = false;
+	steps(1);
+	assert_float_equal(pl.nav_wait_s, 0.0f, 0.0f);
+	assert_true(memcmp(&out.nav, &last, sizeof(last)) != 0);
+
+	/* Deferred still, but the mode is new: its navigation runs in its first step. */
+	mis.count = 3;
+	mis.items[1] = (struct mission_item){ .command = MAV_CMD_NAV_WAYPOINT, .frame = 3,
+					      .x = -353600000, .y = 1491652300, .z = 80 };
+	mis.items[2] = (struct mission_item){ .command = MAV_CMD_NAV_LOITER_UNLIM, .frame = 3,
+					      .x = -353600000, .y = 1491700000, .z = 80 };
+	in.nav_deferred = true;
+	rc_set(1500, 1500, 1500, 1500, 1600);     /* AUTO */
+	steps(1);
+	assert_int_equal(v.mode, PLANE_AUTO);
+	assert_int_equal(pl.nav.task, NAV_TASK_LEG);
+	assert_float_equal(pl.nav_wait_s, 0.0f, 0.0f);
+	steps(1);
+	assert_float_equal(pl.nav_wait_s, 0.0025f, 1e-6f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_plane_names_the_failing_arming_check),
 		cmocka_unit_test(test_plane_arms_by_rudder_after_three_seconds),
 		cmocka_unit_test(test_plane_guided_flies_to_the_target),
+		cmocka_unit_test(test_plane_deferred_navigation_flies_on_its_last_demands),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

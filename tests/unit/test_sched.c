@@ -442,6 +442,140 @@ static void test_sched_lockstep_judges_work_against_the_simulated_period(void **
 	assert_non_null(strstr(buf, "\nlock-step: every loop starts on its instant"));
 }
 
+/*
+ * Optional work, judged against a 1 Hz main loop so that no delay of this test's
+ * own (a busy host) can move a verdict: "elapsed" only grows with delay, and the
+ * loop is set 750 ms in, between the 60 % that streams may run within and the 90 %
+ * navigation may (150 ms of margin).
+ */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void test_sched_optional_work_sheds_streams_first_and_navigation_last(void **state)
+{
+	setup_paced_main(1);
+	static struct sched_work streams = { .name = "streams", .thread = SCHED_MAIN,
+					     .shed = SCHED_SHED_FIRST, .budget_us = 1000,
+					     .max_defer_us = 10000000 };
+	static struct sched_work nav = { .name = "nav", .thread = SCHED_MAIN,
+					 .shed = SCHED_SHED_LAST, .budget_us = 1000,
+					 .max_defer_us = 10000000 };
+	assert_int_equal(sched_add_work(&s, &streams), 0);
+	assert_int_equal(sched_add_work(&s, &nav), 0);
+	struct sched_thread *t = &s.th[SCHED_MAIN];
+
+	/* A loop just begun: both run, and are measured. */
+	t->loop_start_ns = mono_ns() + 1000000000u;
+	assert_true(sched_work_begin(&s, &streams));
+	sched_work_end(&s, &streams);
+	assert_true(sched_work_begin(&s, &nav));
+	sched_work_end(&s, &nav);
+	main_loop(0, 0, 10, false);
+	assert_int_equal(streams.runs, 1);
+	assert_int_equal(nav.runs, 1);
+	assert_int_equal(s.th[SCHED_MAIN].stats.shed_loops, 0);
+
+	/* 750 ms into the loop: the streams wait, navigation still runs. */
+	t->loop_start_ns = mono_ns() - 750000000u;
+	assert_false(sched_work_begin(&s, &streams));
+	assert_true(sched_work_begin(&s, &nav));
+	sched_work_end(&s, &nav);
+	main_loop(1000000, 1000000, 750000, false);
+	assert_int_equal(streams.deferred, 1);
+	assert_int_equal(streams.runs, 1);
+	assert_int_equal(nav.runs, 2);
+	assert_int_equal(s.th[SCHED_MAIN].stats.shed_loops, 1);
+
+	/* Past 90 %: navigation waits too; a loop with time runs both again. */
+	t->loop_start_ns = mono_ns() - 950000000u;
+	assert_false(sched_work_begin(&s, &streams));
+	assert_false(sched_work_begin(&s, &nav));
+	main_loop(2000000, 2000000, 950000, false);
+	assert_int_equal(nav.deferred, 1);
+	assert_int_equal(streams.deferred, 2);
+	t->loop_start_ns = mono_ns() + 1000000000u;
+	assert_true(sched_work_begin(&s, &streams));
+	sched_work_end(&s, &streams);
+	assert_true(sched_work_begin(&s, &nav));
+	sched_work_end(&s, &nav);
+	main_loop(3000000, 3000000, 10, false);
+	assert_int_equal(s.th[SCHED_MAIN].stats.shed_loops, 2);
+	assert_int_equal(streams.forced + nav.forced, 0);
+
+	/* The timing report has a line for each, with the counts. */
+	static char buf[8192];
+	sched_report(&s, buf, sizeof(buf));
+	print_message("%s", buf);
+	assert_non_null(strstr(buf, "main: optional streams (shed first, budget 1000 us, waits at "
+				    "most 10000 ms): ran 2 times (0 forced after waiting, 0 over "
+				    "budget, longest "));
+	assert_non_null(strstr(buf, "deferred in 2 loops; the thread shed work in 2 loops"));
+	assert_non_null(strstr(buf, "main: optional nav (shed last"));
+}
+
+static void test_sched_optional_work_that_waited_its_longest_runs_anyway(void **state)
+{
+	setup_paced_main(1);
+	static struct sched_work w = { .name = "log", .thread = SCHED_MAIN, .shed = SCHED_SHED_FIRST,
+				       .budget_us = 100, .max_defer_us = 1000 };
+	assert_int_equal(sched_add_work(&s, &w), 0);
+	s.th[SCHED_MAIN].loop_start_ns = mono_ns() - 2000000000u;  /* every loop over */
+	assert_false(sched_work_begin(&s, &w));
+	spin_us(2000);
+	assert_true(sched_work_begin(&s, &w));
+	spin_us(200);
+	sched_work_end(&s, &w);
+	assert_int_equal(w.forced, 1);
+	assert_int_equal(w.over_budget, 1);
+	assert_true(w.longest_ns >= 200000u);
+	/* And its wait starts again from its run. */
+	assert_false(sched_work_begin(&s, &w));
+	assert_int_equal(w.deferred, 2);
+}
+
+static void test_sched_optional_work_always_runs_in_lockstep_and_without_a_scheduler(void **state)
+{
+	struct sched_cfg cfg;
+	sched_cfg_defaults(&cfg, 1);
+	assert_int_equal(sched_init(&s, &cfg), 0);
+	static struct sched_work w = { .name = "log", .thread = SCHED_MAIN, .shed = SCHED_SHED_FIRST,
+				       .budget_us = 100, .max_defer_us = 1000000 };
+	assert_int_equal(sched_add_work(&s, &w), 0);
+	assert_int_equal(sched_lockstep_run_until(&s, 0), 0);
+	s.th[SCHED_MAIN].loop_start_ns = mono_ns() - 2000000000u;
+	assert_true(sched_work_begin(&s, &w));
+	sched_work_end(&s, &w);
+	assert_int_equal(w.deferred, 0);
+	assert_true(sched_work_begin(NULL, &w));
+	sched_work_end(NULL, &w);
+	assert_int_equal(w.runs, 1);
+}
+
+static void test_sched_optional_work_table_rejects_bad_entries(void **state)
+{
+	setup_paced_main(400);
+	static struct sched_work w[SCHED_MAX_WORK + 1];
+	struct sched_work bad = { .name = "x", .thread = SCHED_MAIN, .shed = SCHED_SHED_FIRST };
+	assert_int_equal(sched_add_work(&s, &bad), -EINVAL);   /* no budget */
+	bad.budget_us = 10;
+	bad.shed = 0;
+	assert_int_equal(sched_add_work(&s, &bad), -EINVAL);   /* no class */
+	bad.shed = SCHED_SHED_LAST;
+	bad.thread = SCHED_THREAD_COUNT;
+	assert_int_equal(sched_add_work(&s, &bad), -EINVAL);
+	for (int i = 0; i < SCHED_MAX_WORK; i++) {
+		w[i] = (struct sched_work){ .name = "w", .thread = SCHED_IO, .shed = SCHED_SHED_FIRST,
+					    .budget_us = 10 };
+		assert_int_equal(sched_add_work(&s, &w[i]), 0);
+	}
+	w[SCHED_MAX_WORK] = w[0];
+	assert_int_equal(sched_add_work(&s, &w[SCHED_MAX_WORK]), -ENOSPC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,6 +592,10 @@ int main(void)
 		cmocka_unit_test(test_sched_periodic_loop_counts_overruns_by_interval),
 		cmocka_unit_test(test_sched_figures_for_sys_status_and_pm_are_the_report_s),
 		cmocka_unit_test(test_sched_lockstep_judges_work_against_the_simulated_period),
+		cmocka_unit_test(test_sched_optional_work_sheds_streams_first_and_navigation_last),
+		cmocka_unit_test(test_sched_optional_work_that_waited_its_longest_runs_anyway),
+		cmocka_unit_test(test_sched_optional_work_always_runs_in_lockstep_and_without_a_scheduler),
+		cmocka_unit_test(test_sched_optional_work_table_rejects_bad_entries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
