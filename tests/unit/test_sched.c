@@ -455,6 +455,15 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Whether w may run now; if it may, it runs (nothing) and ends. */
+static bool work_runs(struct sched_work *w)
+{
+	if (!sched_work_begin(&s, w))
+		return false;
+	sched_work_end(&s, w);
+	return true;
+}
+
 static void test_sched_optional_work_sheds_streams_first_and_navigation_last(void **state)
 {
 	setup_paced_main(1);
@@ -470,10 +479,8 @@ static void test_sched_optional_work_sheds_streams_first_and_navigation_last(voi
 
 	/* A loop just begun: both run, and are measured. */
 	t->loop_start_ns = mono_ns() + 1000000000u;
-	assert_true(sched_work_begin(&s, &streams));
-	sched_work_end(&s, &streams);
-	assert_true(sched_work_begin(&s, &nav));
-	sched_work_end(&s, &nav);
+	assert_true(work_runs(&streams));
+	assert_true(work_runs(&nav));
 	main_loop(0, 0, 10, false);
 	assert_int_equal(streams.runs, 1);
 	assert_int_equal(nav.runs, 1);
@@ -482,8 +489,7 @@ static void test_sched_optional_work_sheds_streams_first_and_navigation_last(voi
 	/* 750 ms into the loop: the streams wait, navigation still runs. */
 	t->loop_start_ns = mono_ns() - 750000000u;
 	assert_false(sched_work_begin(&s, &streams));
-	assert_true(sched_work_begin(&s, &nav));
-	sched_work_end(&s, &nav);
+	assert_true(work_runs(&nav));
 	main_loop(1000000, 1000000, 750000, false);
 	assert_int_equal(streams.deferred, 1);
 	assert_int_equal(streams.runs, 1);
@@ -498,10 +504,8 @@ static void test_sched_optional_work_sheds_streams_first_and_navigation_last(voi
 	assert_int_equal(nav.deferred, 1);
 	assert_int_equal(streams.deferred, 2);
 	t->loop_start_ns = mono_ns() + 1000000000u;
-	assert_true(sched_work_begin(&s, &streams));
-	sched_work_end(&s, &streams);
-	assert_true(sched_work_begin(&s, &nav));
-	sched_work_end(&s, &nav);
+	assert_true(work_runs(&streams));
+	assert_true(work_runs(&nav));
 	main_loop(3000000, 3000000, 10, false);
 	assert_int_equal(s.th[SCHED_MAIN].stats.shed_loops, 2);
 	assert_int_equal(streams.forced + nav.forced, 0);
