@@ -51,6 +51,7 @@ static const char *hil_url;       /* NULL: the board's own sensors and outputs *
 static bool lockstep;
 static struct { uint32_t us; uint64_t from_us, to_us; } test_burn[FLIGHT_TEST_BURNS];  /* --test-burn */
 static unsigned int n_test_burn;
+static const char *histogram_path;  /* --timing-histogram */
 
 static void usage(FILE *f)
 {
@@ -67,6 +68,9 @@ static void usage(FILE *f)
 		"      --lockstep      time is the simulator's: run each sensor step as it\n"
 		"                      comes (no real-time threads); needs a HIL link\n"
 		"      --board-info    print the board this fulmard is built for and exit\n"
+		"      --timing-histogram FILE  at exit, also write each thread's wake-up\n"
+		"                      latency and run time histograms to FILE, for tools\n"
+		"                      that merge runs (tools/bench-timing)\n"
 		"      --test-burn US,FROM,TO  for tests of overload shedding only: burn US\n"
 		"                      microseconds of CPU in every main loop from FROM to TO\n"
 		"                      seconds on the clock of the log's lines (docs/design.md);\n"
@@ -147,6 +151,29 @@ static void report(void)
 		log_info("main loop: %.1f loops a %s over %.1f s (configured %u Hz), load %u.%u %%",
 			 hz, lockstep ? "simulated second" : "second", span_s,
 			 cfg.sched.thread[SCHED_MAIN].rate_hz, load / 10u, load % 10u);
+}
+
+/*
+ * Every thread's histograms for --timing-histogram: lines "THREAD wake|run max
+ * NS" and "THREAD wake|run UPPER_NS COUNT" (hist_write), in nanoseconds.
+ */
+static void write_histograms(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int rc = f ? 0 : -errno;
+	for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT && !rc; i++) {
+		char prefix[32];
+		const char *name = sched_thread_name((enum sched_thread_id)i);
+		snprintf(prefix, sizeof(prefix), "%s wake", name);
+		rc = hist_write(&sched.th[i].stats.wake_latency, prefix, f);
+		snprintf(prefix, sizeof(prefix), "%s run", name);
+		if (!rc)
+			rc = hist_write(&sched.th[i].stats.run_time, prefix, f);
+	}
+	if (f && fclose(f) && !rc)
+		rc = -errno;
+	if (rc)
+		log_err("--timing-histogram %s: %s", path, strerror(-rc));
 }
 
 /* Whether every thread looped since the last call; names the first that did not. */
@@ -469,13 +496,15 @@ static int run(const struct board *board)
 	sched_stop(&sched);
 	flightlog_close(lockstep ? sched.vt_us : clock_mono_ns() / 1000u);
 	report();
+	if (histogram_path)
+		write_histograms(histogram_path);
 	return status;
 }
 
 int main(int argc, char **argv)
 {
 	enum { OPT_BOARD_INFO = 256, OPT_LOAD_PARAMS, OPT_LOAD_MISSION, OPT_SAVE_PARAMS,
-	       OPT_SAVE_MISSION, OPT_HIL, OPT_LOCKSTEP, OPT_TEST_BURN };
+	       OPT_SAVE_MISSION, OPT_HIL, OPT_LOCKSTEP, OPT_TEST_BURN, OPT_HISTOGRAM };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "board-info", no_argument, NULL, OPT_BOARD_INFO },
@@ -486,6 +515,7 @@ int main(int argc, char **argv)
 		{ "hil", required_argument, NULL, OPT_HIL },
 		{ "lockstep", no_argument, NULL, OPT_LOCKSTEP },
 		{ "test-burn", required_argument, NULL, OPT_TEST_BURN },
+		{ "timing-histogram", required_argument, NULL, OPT_HISTOGRAM },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -526,6 +556,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_LOCKSTEP:
 			lockstep = true;
+			break;
+		case OPT_HISTOGRAM:
+			histogram_path = optarg;
 			break;
 		case OPT_TEST_BURN: {
 			double from_s, to_s;

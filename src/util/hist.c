@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "util/hist.h"
 
+#include <errno.h>
+
 void hist_init(struct hist *h)
 {
 	for (unsigned int i = 0; i < HIST_BUCKETS; i++)
@@ -86,4 +88,16 @@ uint64_t hist_quantile(const struct hist *h, double q)
 		}
 	}
 	return max;
+}
+
+int hist_write(const struct hist *h, const char *prefix, FILE *f)
+{
+	int bad = fprintf(f, "%s max %llu\n", prefix, (unsigned long long)hist_max(h)) < 0;
+	for (unsigned int i = 0; i < HIST_BUCKETS && !bad; i++) {
+		uint64_t c = atomic_load_explicit(&h->count[i], memory_order_relaxed);
+		if (c)
+			bad = fprintf(f, "%s %llu %llu\n", prefix,
+				      (unsigned long long)hist_bucket_upper(i), (unsigned long long)c) < 0;
+	}
+	return bad ? -EIO : 0;
 }

@@ -11,6 +11,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define HIST_SUB_BITS 5
 #define HIST_SUB (1u << HIST_SUB_BITS)
@@ -37,6 +38,14 @@ uint64_t hist_total(const struct hist *h);
 uint64_t hist_max(const struct hist *h);
 /* Mean in ns, 0 when empty. */
 uint64_t hist_mean(const struct hist *h);
+
+/*
+ * The histogram as text, for tools that merge runs: a line "PREFIX max NS",
+ * then "PREFIX UPPER_NS COUNT" for each non-empty bucket in order (UPPER_NS is
+ * the bucket's upper edge, as hist_quantile gives). Not for real-time threads.
+ * Returns 0 or -EIO.
+ */
+int hist_write(const struct hist *h, const char *prefix, FILE *f);
 
 /* Bucket arithmetic, exposed for tests. */
 unsigned int hist_bucket(uint64_t v_ns);

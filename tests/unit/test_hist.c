@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -67,6 +69,39 @@ static void test_hist_single_outlier_is_the_max_not_the_median(void **state)
 	assert_int_equal(hist_max(&h), 2000000);
 }
 
+/* What hist_write prints, read back, is the same histogram: merged runs keep their quantiles. */
+static void test_hist_written_and_read_back_gives_the_same_quantiles(void **state)
+{
+	hist_init(&h);
+	for (uint64_t v = 1; v <= 3000; v++)
+		hist_add(&h, v * v * 7);
+	hist_add(&h, 1000000000);  /* an outlier alone in its bucket: quantiles below it are bucket edges */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(hist_write(&h, "timer wake", f), 0);
+	assert_int_equal(fclose(f), 0);
+	static struct hist back;
+	hist_init(&back);
+	unsigned long long up, count, max = 0;
+	unsigned int lines = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"), lines++) {
+		if (sscanf(line, "timer wake max %llu", &max) == 1)
+			continue;
+		assert_int_equal(sscanf(line, "timer wake %llu %llu", &up, &count), 2);
+		for (unsigned long long i = 0; i < count; i++)
+			hist_add(&back, up);  /* the upper edge lands in its own bucket */
+	}
+	free(text);
+	assert_true(lines > 1 && lines <= HIST_BUCKETS + 1);
+	assert_int_equal(max, hist_max(&h));
+	assert_int_equal(hist_total(&back), 3001);
+	double qs[] = { 0.5, 0.9, 0.99, 0.999 };
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(hist_quantile(&back, qs[i]), hist_quantile(&h, qs[i]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -74,6 +109,7 @@ int main(void)
 		cmocka_unit_test(test_hist_quantiles_of_a_uniform_spread_are_within_a_bucket),
 		cmocka_unit_test(test_hist_empty_reports_zero),
 		cmocka_unit_test(test_hist_single_outlier_is_the_max_not_the_median),
+		cmocka_unit_test(test_hist_written_and_read_back_gives_the_same_quantiles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
