@@ -23,12 +23,17 @@ static size_t header_len(uint8_t stx)
 	return stx == MAVLINK_STX_V2 ? MAVLINK_V2_HEADER_LEN : MAVLINK_V1_HEADER_LEN;
 }
 
-/* Looks at the bytes held, which start with an STX. */
+/*
+ * Looks at the bytes held, which start with an STX. *frame_len is the frame's
+ * length (CHECK_FRAME, CHECK_SKIP), or how many bytes must be held before
+ * another look can tell more (CHECK_MORE: the header's, then the frame's).
+ */
 static enum check check(struct mavlink_parser *p, size_t *frame_len)
 {
 	const uint8_t *b = p->buf;
 	bool v2 = b[0] == MAVLINK_STX_V2;
 	size_t hl = header_len(b[0]);
+	*frame_len = hl;
 	if (p->n < hl)
 		return CHECK_MORE;
 
@@ -58,9 +63,9 @@ static enum check check(struct mavlink_parser *p, size_t *frame_len)
 		p->stats.bad_len++;
 		return CHECK_BAD;
 	}
+	*frame_len = total;
 	if (p->n < total)
 		return CHECK_MORE;
-	*frame_len = total;
 	if (!info) {
 		/* Without its CRC_EXTRA the frame cannot be checked, only stepped over. */
 		p->stats.unknown_id++;
@@ -118,15 +123,17 @@ static void drop(struct mavlink_parser *p, size_t k, bool garbage)
 size_t mavlink_parse(struct mavlink_parser *p, const uint8_t *data, size_t len,
 		     struct mavlink_frame *out, bool *got)
 {
-	size_t used = 0;
+	size_t used = 0, want = 0;
 	*got = false;
 	for (;;) {
 		/* Work through what is held before taking more. */
 		while (p->n > 0) {
 			size_t flen = 0;
 			enum check c = check(p, &flen);
-			if (c == CHECK_MORE)
+			if (c == CHECK_MORE) {
+				want = flen;
 				break;
+			}
 			if (c == CHECK_FRAME) {
 				fill(p, flen, out);
 				p->stats.frames++;
@@ -141,12 +148,21 @@ size_t mavlink_parse(struct mavlink_parser *p, const uint8_t *data, size_t len,
 		}
 		if (used == len)
 			return used;
-		uint8_t byte = data[used++];
-		if (p->n == 0 && byte != MAVLINK_STX_V1 && byte != MAVLINK_STX_V2) {
-			p->stats.skipped_bytes++;
+		if (p->n == 0) {
+			uint8_t byte = data[used++];
+			if (byte != MAVLINK_STX_V1 && byte != MAVLINK_STX_V2)
+				p->stats.skipped_bytes++;
+			else
+				p->buf[p->n++] = byte;
 			continue;
 		}
-		p->buf[p->n++] = byte;
+		/* As many bytes as the next look needs, at once (check sets want > n). */
+		size_t k = want - p->n;
+		if (k > len - used)
+			k = len - used;
+		memcpy(p->buf + p->n, data + used, k);
+		p->n += k;
+		used += k;
 	}
 }
 
