@@ -12,5 +12,7 @@
  */
 #define CRC_X25_INIT 0xFFFFu
 uint16_t crc_x25(uint16_t crc, const void *data, size_t len);
+/* Its table (exposed for tests). */
+extern const uint16_t crc_x25_table[256];
 
 #endif

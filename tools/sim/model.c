@@ -182,20 +182,20 @@ static double propulsion(const struct sim_airframe *p, double rho, double va, do
 	*i_motor_out = 0.0;
 	if (v_in <= 0.0)
 		return 0.0;   /* ESC off: the propeller folds */
-	double d = p->prop_diam_m;
+	double d = p->prop_diam_m, d3 = d * d * d, d4 = d3 * d, d5 = d4 * d;  /* no pow(): 4 times a step */
 	double kv = 60.0 / (2.0 * M_PI * p->motor_kv_rpm_v);  /* V s / rad; K_Q = K_V in SI */
 	double r = p->motor_r_ohm;
-	double a = rho * pow(d, 5) * p->cq0 / (4.0 * M_PI * M_PI);
-	double b = rho * pow(d, 4) * p->cq1 * va / (2.0 * M_PI) + kv * kv / r;
-	double c = rho * pow(d, 3) * p->cq2 * va * va - kv * v_in / r + kv * p->motor_i0_a;
+	double a = rho * d5 * p->cq0 / (4.0 * M_PI * M_PI);
+	double b = rho * d4 * p->cq1 * va / (2.0 * M_PI) + kv * kv / r;
+	double c = rho * d3 * p->cq2 * va * va - kv * v_in / r + kv * p->motor_i0_a;
 	double disc = b * b - 4.0 * a * c;
 	if (disc < 0.0)
 		return 0.0;
 	double om = (-b + sqrt(disc)) / (2.0 * a);
 	if (om <= 0.0)
 		return 0.0;
-	double t = rho * pow(d, 4) * p->ct0 * om * om / (4.0 * M_PI * M_PI) +
-		   rho * pow(d, 3) * p->ct1 * va * om / (2.0 * M_PI) + rho * d * d * p->ct2 * va * va;
+	double t = rho * d4 * p->ct0 * om * om / (4.0 * M_PI * M_PI) +
+		   rho * d3 * p->ct1 * va * om / (2.0 * M_PI) + rho * d * d * p->ct2 * va * va;
 	*omega_out = om;
 	*i_motor_out = (v_in - kv * om) / r;
 	return t > 0.0 ? t : 0.0;
