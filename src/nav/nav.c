@@ -14,6 +14,11 @@ void nav_params_default(struct nav_params *p)
 	l1_params_default(&p->l1);
 	tecs_params_default(&p->tecs);
 	launch_params_default(&p->launch);
+	steer_params_default(&p->steer);
+	p->tkoff_tdrag_elev = 0.0f;
+	p->tkoff_tdrag_spd1 = 0.0f;
+	p->tkoff_rotate_spd = 0.0f;
+	p->tkoff_thr_slew = 0.0f;
 	p->wp_radius = 90.0f;
 	p->lim_roll_cd = 4500.0f;
 	p->trim_arspd_cm = 1200.0f;
@@ -92,6 +97,7 @@ void nav_set_land(struct nav *n, const struct nav_wp *approach_wp, const struct 
 	n->approach_wp = *approach_wp;
 	n->land_wp = *land_wp;
 	n->land_planned = false;
+	steer_init(&n->steer);
 	n->flaring = false;
 }
 
@@ -101,7 +107,10 @@ void nav_set_takeoff(struct nav *n, float pitch_deg, float alt_rel_m)
 	n->tkoff_pitch_rad = pitch_deg * NAV_DEG2RAD;
 	n->tkoff_alt_m = alt_rel_m;
 	n->tkoff_leg_set = false;
+	n->tkoff_tail_done = false;
+	n->tkoff_rotated = false;
 	launch_init(&n->launch);
+	steer_init(&n->steer);
 }
 
 /* True over equivalent airspeed, ISA: sqrt(rho0 / rho). */
@@ -119,6 +128,60 @@ static struct nav_ne extend(struct nav_ne a, struct nav_ne b, float dist_m)
 		return b;
 	return (struct nav_ne){ b.n_m + (b.n_m - a.n_m) / len * dist_m,
 				b.e_m + (b.e_m - a.e_m) / len * dist_m };
+}
+
+/*
+ * The takeoff roll's phases by speed (the airspeed, or the ground speed
+ * without it): below TKOFF_TDRAG_SPD1 the elevator is held at
+ * TKOFF_TDRAG_ELEV (a tail-dragger's tail wheel pressed down to steer by),
+ * then the nose is held level until TKOFF_ROTATE_SPD. Each phase ends once:
+ * a gust's dip in speed does not bring it back. Returns true once rotated
+ * (the climb's pitch applies), false with out's pitch or elevator set.
+ */
+static bool ground_roll_phase(struct nav *n, const struct nav_params *p, const struct vehicle_state *vs,
+			      bool eas_ok, float gs, struct nav_output *out)
+{
+	if (n->tkoff_rotated)
+		return true;
+	float spd = eas_ok ? vs->airspeed_m_s : gs;
+	if (!n->tkoff_tail_done) {
+		if (p->tkoff_tdrag_elev != 0.0f && spd < p->tkoff_tdrag_spd1) {
+			out->elevator_hold = true;
+			out->elevator = nav_clampf(p->tkoff_tdrag_elev * 0.01f, -1.0f, 1.0f);
+			out->nav_pitch_rad = 0.0f;
+			return false;
+		}
+		n->tkoff_tail_done = true;
+	}
+	if (spd < p->tkoff_rotate_spd) {
+		out->nav_pitch_rad = 0.0f;
+		return false;
+	}
+	n->tkoff_rotated = true;
+	return true;
+}
+
+/*
+ * On the ground below GROUND_STEER_ALT: the rudder that holds the line a -> b
+ * (its bearing, turned toward the line by up to 20 degrees when off it: back
+ * on it within some 30 m of roll).
+ */
+static void ground_steer(struct nav *n, const struct nav_params *p, const struct vehicle_state *vs,
+			 struct nav_ne pos, struct nav_ne a, struct nav_ne b, float gs, float dt_s,
+			 struct nav_output *out)
+{
+	if (!steer_on_ground(&p->steer, vs->alt_rel_m) || nav_geo_distance_m(a, b) < 1.0f)
+		return;
+	float bearing = nav_geo_bearing_rad(a, b);
+	float along = nav_geo_along_m(a, b, pos);
+	struct nav_ne on = { a.n_m + (b.n_m - a.n_m) / nav_geo_distance_m(a, b) * along,
+			     a.e_m + (b.e_m - a.e_m) / nav_geo_distance_m(a, b) * along };
+	/* right of the line: positive */
+	float xt = -sinf(bearing) * (pos.n_m - on.n_m) + cosf(bearing) * (pos.e_m - on.e_m);
+	float want = bearing - nav_clampf(atanf(xt / 10.0f), -20.0f * NAV_DEG2RAD, 20.0f * NAV_DEG2RAD);
+	out->ground_steering = true;
+	out->steer_rudder = steer_rudder(&n->steer, &p->steer, nav_wrap_pi(want - vs->yaw_rad),
+					 vs->rate_rad_s[2], gs, dt_s);
 }
 
 void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_state *vs,
@@ -203,6 +266,8 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		}
 		stage = n->flaring ? TECS_STAGE_LAND_FLARE : TECS_STAGE_LAND_APPROACH;
 		level = n->flaring;
+		if (n->flaring)
+			ground_steer(n, p, vs, pos, start, land, gs, dt_s, out);
 		out->flaring = n->flaring;
 		break;
 	}
@@ -218,10 +283,13 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 						pos.e_m + NAV_LINE_EXTENSION_M * sinf(course) };
 			n->tkoff_leg_set = true;
 		}
-		if (n->tkoff_leg_set)
+		if (n->tkoff_leg_set) {
 			l1_update_waypoint(&n->l1, &p->l1, pos, vel, n->a, n->b);
-		else
+			ground_steer(n, p, vs, pos, n->a, n->b, gs, dt_s, out);
+		} else {
 			l1_init(&n->l1);
+		}
+		out->throttle_slew = p->tkoff_thr_slew;
 		hgt_dem = n->tkoff_alt_m;
 		stage = TECS_STAGE_TAKEOFF;
 		/* climb at the takeoff pitch while faster than the slowest safe
@@ -273,6 +341,8 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 			out->nav_pitch_rad = n->tkoff_pitch_rad;
 			out->nav_roll_rad = 0.0f;
 			tecs_init(&n->tecs);
+		} else if (!ground_roll_phase(n, p, vs, eas_ok, gs, out)) {
+			/* on the runway: the tail held down, then the nose level */
 		} else if (!eas_ok) {
 			/* no airspeed: pitch up with the ground speed, 5 degrees to the
 			 * takeoff pitch at cruise speed */

@@ -24,6 +24,7 @@
 #include "nav/landing.h"
 #include "nav/launch.h"
 #include "nav/nav_geo.h"
+#include "nav/steer.h"
 #include "nav/tecs.h"
 
 /* Field names are ArduPlane's parameter names in lower case. */
@@ -31,6 +32,12 @@ struct nav_params {
 	struct l1_params l1;
 	struct tecs_params tecs;
 	struct launch_params launch;
+	struct steer_params steer;
+	/* a takeoff from the ground (all 0, the defaults: a hand launch) */
+	float tkoff_tdrag_elev;   /* %, elevator held while slower than TKOFF_TDRAG_SPD1 (+ up) */
+	float tkoff_tdrag_spd1;   /* m/s: the tail-hold ends, pitch held level */
+	float tkoff_rotate_spd;   /* m/s: the nose comes up to the takeoff pitch */
+	float tkoff_thr_slew;     /* %/s of throttle in the takeoff; 0: THR_SLEWRATE, -1: none */
 	float wp_radius;          /* m, sequencing distance before a turn */
 	float lim_roll_cd;        /* centidegrees, bank limit */
 	float trim_arspd_cm;      /* cm/s, cruise airspeed demand */
@@ -71,6 +78,8 @@ struct nav {
 	/* takeoff */
 	float tkoff_pitch_rad, tkoff_alt_m;
 	bool tkoff_leg_set;
+	bool tkoff_tail_done, tkoff_rotated;  /* latched: speed dips do not undo them */
+	struct steer steer;
 	/* the hold height of the idle task */
 	float idle_alt_m;
 	bool idle_alt_set;
@@ -95,6 +104,12 @@ struct nav_output {
 	bool launched;
 	bool takeoff_complete;               /* takeoff altitude reached */
 	bool flaring;
+	/* on the ground (below GROUND_STEER_ALT, takeoff roll and rollout) */
+	bool ground_steering;                /* the rudder is steer_rudder */
+	float steer_rudder;                  /* -1..1 */
+	bool elevator_hold;                  /* the elevator is elevator (tail hold) */
+	float elevator;                      /* -1..1, + nose up */
+	float throttle_slew;                 /* %/s for the servo's slew; 0: THR_SLEWRATE, < 0: none */
 };
 
 /* home_lat/lon: the origin of the local plane every task is flown on. */
@@ -122,9 +137,12 @@ void nav_set_loiter(struct nav *n, const struct nav_wp *centre, float radius_m, 
  * update from the ground speed then. */
 void nav_set_land(struct nav *n, const struct nav_wp *approach_wp, const struct nav_wp *land_wp);
 
-/* Takeoff: throttle off until the launch detector fires, then full throttle,
- * wings within LEVEL_ROLL_LIMIT on the launch heading, pitch_deg nose up
- * (lower only while slower than ARSPD_FBW_MIN), until alt_rel_m. */
+/* Takeoff: throttle off until the launch detector fires, then full throttle
+ * (slewed at TKOFF_THR_SLEW), wings within LEVEL_ROLL_LIMIT on the launch
+ * heading, pitch_deg nose up (lower only while slower than ARSPD_FBW_MIN),
+ * until alt_rel_m. From the ground: the elevator at TKOFF_TDRAG_ELEV while
+ * slower than TKOFF_TDRAG_SPD1, then the nose level until TKOFF_ROTATE_SPD,
+ * steering on the runway heading below GROUND_STEER_ALT. */
 void nav_set_takeoff(struct nav *n, float pitch_deg, float alt_rel_m);
 
 /* One step of dt_s. accel_body_m_s2 (may be NULL) is the IMU's specific

@@ -471,6 +471,10 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 			u.aileron = clampf(u.aileron + stick(&in->rc, 0), -1.0f, 1.0f);
 			u.elevator = clampf(u.elevator + stick(&in->rc, 1), -1.0f, 1.0f);
 		}
+		if (plane_mode_navigates(m) && out->nav.ground_steering)
+			u.rudder = out->nav.steer_rudder;   /* on the runway: steering, not the damper */
+		if (plane_mode_navigates(m) && out->nav.elevator_hold)
+			u.elevator = out->nav.elevator;     /* the takeoff roll's tail hold */
 		if (rc_live && m != PLANE_AUTO)
 			u.rudder = clampf(u.rudder + stick(&in->rc, 3), -1.0f, 1.0f);
 		out->roll_dem_rad = roll;
@@ -481,5 +485,12 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 		p->servo.throttle = 0.0f;  /* disarmed: the motor stops now, not at the slew rate */
 	}
 	out->throttle = throttle;
-	servo_output(&p->servo, &pp->servo, &u, throttle, in->dt_s, out->pwm_us);
+	if (!manual && plane_mode_navigates(m) && out->nav.throttle_slew != 0.0f) {
+		/* the takeoff's own slew (TKOFF_THR_SLEW; -1: none) */
+		struct servo_params sp = pp->servo;
+		sp.thr_slewrate = out->nav.throttle_slew > 0.0f ? out->nav.throttle_slew : 0.0f;
+		servo_output(&p->servo, &sp, &u, throttle, in->dt_s, out->pwm_us);
+	} else {
+		servo_output(&p->servo, &pp->servo, &u, throttle, in->dt_s, out->pwm_us);
+	}
 }

@@ -606,6 +606,138 @@ static void test_nav_takeoff_holds_the_motor_until_the_throw(void **state)
 	assert_true(out.takeoff_complete);
 }
 
+/* ---- ground steering and the takeoff roll ---- */
+
+static void test_steer_turns_toward_the_heading_and_holds_its_integral_when_standing(void **state)
+{
+	(void)state;
+	struct steer_params p;
+	steer_params_default(&p);
+	struct steer s;
+	steer_init(&s);
+	/* the runway is to the right of the nose: right rudder, at most full */
+	float u = steer_rudder(&s, &p, 10.0f * D2R, 0.0f, 3.0f, 0.01f);
+	assert_true(u > 0.0f && u <= 1.0f);
+	assert_true(steer_rudder(&s, &p, -10.0f * D2R, 0.0f, 3.0f, 0.01f) < 0.0f);
+	assert_near(steer_rudder(&s, &p, 3.0f, 0.0f, 3.0f, 0.01f), 1.0, 1e-6);
+	/* already turning at the demanded rate: (almost) nothing more */
+	steer_init(&s);
+	float r_d = 10.0f * D2R / p.tconst;
+	assert_near(steer_rudder(&s, &p, 10.0f * D2R, r_d, 3.0f, 0.01f), 0.0, 1e-6);
+	/* the same error asks for less rudder at speed */
+	steer_init(&s);
+	float slow = steer_rudder(&s, &p, 5.0f * D2R, 0.0f, 5.0f, 0.0f);
+	float fast = steer_rudder(&s, &p, 5.0f * D2R, 0.0f, 15.0f, 0.0f);
+	assert_near(fast, slow / 3.0f, 1e-5);
+	/* standing still, the integral does not wind up; rolling, it does, to IMAX */
+	steer_init(&s);
+	for (int i = 0; i < 1000; i++)
+		steer_rudder(&s, &p, 5.0f * D2R, 0.0f, 0.5f, 0.01f);
+	assert_near(s.integ, 0.0, 1e-9);
+	for (int i = 0; i < 100000; i++)
+		steer_rudder(&s, &p, 5.0f * D2R, 0.0f, 4.0f, 0.01f);
+	assert_near(s.integ, p.imax / 4500.0f, 1e-6);
+	/* nonsense in, nothing out, state untouched */
+	float before = s.integ;
+	assert_near(steer_rudder(&s, &p, NAN, 0.0f, 4.0f, 0.01f), 0.0, 0.0);
+	assert_near(steer_rudder(&s, &p, 0.1f, INFINITY, 4.0f, 0.01f), 0.0, 0.0);
+	assert_near(s.integ, before, 0.0);
+	/* GROUND_STEER_ALT 0 (the default): never */
+	assert_false(steer_on_ground(&p, 0.0f));
+	p.ground_steer_alt = 5.0f;
+	assert_true(steer_on_ground(&p, 0.2f));
+	assert_false(steer_on_ground(&p, 6.0f));
+}
+
+/* A takeoff from a runway heading north: the motor runs at once (no throw to wait for). */
+static void runway_takeoff(struct nav *n, struct nav_params *p, const struct sim_lla *home)
+{
+	nav_params_default(p);
+	p->steer.ground_steer_alt = 5.0f;
+	p->tkoff_tdrag_elev = 100.0f;
+	p->tkoff_tdrag_spd1 = 8.0f;
+	p->tkoff_rotate_spd = 11.0f;
+	p->tkoff_thr_slew = 20.0f;
+	nav_init(n, home->lat_deg, home->lon_deg);
+	nav_set_takeoff(n, 12.0f, 50.0f);
+}
+
+static void test_nav_runway_takeoff_holds_the_tail_then_levels_then_rotates(void **state)
+{
+	(void)state;
+	struct sim_lla home = sim_home_default();
+	struct nav_params p;
+	struct nav n;
+	runway_takeoff(&n, &p, &home);
+	struct nav_output out;
+	float acc[3] = { 2.0f, 0.0f, -9.8f };
+	struct vehicle_state vs = vs_at(&home, 0, 0, 0.0f, 0, 0);
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_true(out.launched);
+	assert_near(out.throttle_slew, 20.0, 0.0);
+	assert_true(out.elevator_hold);
+	assert_near(out.elevator, 1.0, 1e-6);             /* full up: the tail wheel pressed down */
+	vs = vs_at(&home, 20, 0, 0.0f, 9, 0);               /* past TDRAG_SPD1, short of ROTATE_SPD */
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_false(out.elevator_hold);
+	assert_near(out.nav_pitch_rad, 0.0, 1e-6);
+	vs = vs_at(&home, 60, 0, 0.0f, 11.5f, 0);
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_true(n.tkoff_rotated);                     /* the climb's pitch (TECS's, from here) */
+	vs = vs_at(&home, 70, 0, 0.0f, 9.5f, 0);            /* a gust's dip does not undo it */
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_false(out.elevator_hold);
+	assert_true(n.tkoff_rotated && n.tkoff_tail_done);
+}
+
+static void test_nav_runway_takeoff_steers_back_to_the_runway_heading_below_ground_steer_alt(void **state)
+{
+	(void)state;
+	struct sim_lla home = sim_home_default();
+	struct nav_params p;
+	struct nav n;
+	runway_takeoff(&n, &p, &home);
+	struct nav_output out;
+	float acc[3] = { 2.0f, 0.0f, -9.8f };
+	struct vehicle_state vs = vs_at(&home, 0, 0, 0.0f, 0, 0);
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);   /* the runway: the nose's heading, north */
+	assert_true(out.ground_steering);
+	/* swung 15 degrees left of the runway: right rudder */
+	vs = vs_at(&home, 10, 0, 0.0f, 6, 0);
+	vs.yaw_rad = -15.0f * D2R;
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_true(out.ground_steering);
+	assert_true(out.steer_rudder > 0.1f);
+	/* 3 m right of the centre line, heading along it: a little left rudder */
+	vs = vs_at(&home, 20, 3, 0.0f, 8, 0);
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_true(out.steer_rudder < 0.0f);
+	/* in the air above GROUND_STEER_ALT: the rudder is the flight controller's again */
+	vs = vs_at(&home, 200, 0, 8.0f, 14, 0);
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_false(out.ground_steering);
+}
+
+static void test_nav_defaults_are_a_hand_launch_without_ground_steering(void **state)
+{
+	(void)state;
+	struct sim_lla home = sim_home_default();
+	struct nav_params p;
+	nav_params_default(&p);
+	struct nav n;
+	nav_init(&n, home.lat_deg, home.lon_deg);
+	nav_set_takeoff(&n, 15.0f, 50.0f);
+	struct nav_output out;
+	float acc[3] = { 0.0f, 0.0f, -9.8f };
+	struct vehicle_state vs = vs_at(&home, 0, 0, 0.0f, 2, 0);
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_true(out.launched);                          /* TKOFF_THR_MINACC 0: at once */
+	assert_false(out.ground_steering);
+	assert_false(out.elevator_hold);
+	assert_near(out.throttle_slew, 0.0, 0.0);
+	assert_true(n.tkoff_rotated);                       /* no tail hold, no level phase */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -629,6 +761,10 @@ int main(void)
 		cmocka_unit_test(test_launch_ignores_throws_in_the_wrong_attitude_or_too_slow),
 		cmocka_unit_test(test_nav_leg_reports_and_sequences),
 		cmocka_unit_test(test_nav_takeoff_holds_the_motor_until_the_throw),
+		cmocka_unit_test(test_steer_turns_toward_the_heading_and_holds_its_integral_when_standing),
+		cmocka_unit_test(test_nav_runway_takeoff_holds_the_tail_then_levels_then_rotates),
+		cmocka_unit_test(test_nav_runway_takeoff_steers_back_to_the_runway_heading_below_ground_steer_alt),
+		cmocka_unit_test(test_nav_defaults_are_a_hand_launch_without_ground_steering),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
