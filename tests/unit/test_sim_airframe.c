@@ -271,6 +271,50 @@ static void test_sim_cub_ground_loops_under_a_hard_input_at_speed(void **state)
 	assert_true(slow.skid_max_deg < r.skid_max_deg / 2);
 }
 
+/* The contact points still stand for the rest of the aircraft: full down
+ * elevator on the take-off run puts the propeller into the runway (a
+ * nose-over), and a steep arrival is a crash, as on the other airframe. */
+static void test_sim_cub_noses_over_and_crashes(void **state)
+{
+	(void)state;
+	struct sim_airframe p;
+	sim_airframe_cub(&p);
+	double rho = home_density();
+	struct sim_state s;
+	sim_perf_at_rest(&p, rho, &s);
+	struct sim_env env = { v3_make(0, 0, 0), rho };
+	struct sim_controls u = { 0, -1.0, 0, 1.0 };
+	double prop_depth = -1.0, pitch_min = 0.0;
+	for (int i = 0; i < 3000; i++) {
+		sim_model_step(&p, &s, &u, &env, 0.001);
+		prop_depth = fmax(prop_depth, depth_of(&s, p.contact_body_m[0]));
+		double roll, pitch, yaw;
+		quat_to_euler(s.att, &roll, &pitch, &yaw);
+		pitch_min = fmin(pitch_min, pitch);
+	}
+	print_message("full down elevator: propeller %.1f cm into the ground, pitch down to %.1f deg\n",
+		      100 * prop_depth, pitch_min / DEG);
+	assert_true(prop_depth > 0.0);
+	assert_true(pitch_min < -15.0 * DEG);
+	/* Nose first at 8 m/s down. */
+	sim_state_init(&p, &s);
+	s.att = quat_from_euler(0.0, -40.0 * DEG, 0.0);
+	s.pos_ned_m = v3_make(0.0, 0.0, -1.0);
+	s.vel_ned_m_s = v3_make(6.0, 0.0, 8.0);
+	struct sim_controls off = { 0, 0, 0, 0 };
+	for (int i = 0; i < 1000 && !s.crashed; i++)
+		sim_model_step(&p, &s, &off, &env, 0.001);
+	assert_true(s.crashed);
+	assert_true(s.impact_speed_max_m_s > p.crash_speed_m_s);
+	/* A firm but fair three-point arrival (1.5 m/s down) is no crash. */
+	sim_perf_at_rest(&p, rho, &s);
+	s.pos_ned_m.z -= 0.3;
+	s.vel_ned_m_s = v3_make(9.0, 0.0, 1.5);
+	for (int i = 0; i < 3000; i++)
+		sim_model_step(&p, &s, &off, &env, 0.001);
+	assert_false(s.crashed);
+}
+
 static void test_sim_cub_refuses_a_hand_launch(void **state)
 {
 	(void)state;
@@ -363,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_sim_cub_rolls_straight_with_the_rudder_neutral),
 		cmocka_unit_test(test_sim_cub_turns_with_the_rudder_on_the_ground),
 		cmocka_unit_test(test_sim_cub_ground_loops_under_a_hard_input_at_speed),
+		cmocka_unit_test(test_sim_cub_noses_over_and_crashes),
 		cmocka_unit_test(test_sim_cub_refuses_a_hand_launch),
 		cmocka_unit_test(test_sim_air_start_flies_on_level),
 	};
