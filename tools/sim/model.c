@@ -119,8 +119,8 @@ void sim_airframe_default(struct sim_airframe *p)
  *   the span (m b^2 / 12 = 1.1 kg m^2, plus struts and fuselage width: Jxx 1.2),
  *   fuselage, motor, pack and tail over about 1.9 m with the heavy parts
  *   forward (Jyy 0.95), Jzz about Jxx + Jyy for a flat-ish mass distribution.
- *   The full-size Cub's radii of gyration (Jxx/(m b^2) about 0.016) scaled the
- *   same way give the same order.
+ *   These are estimates, not measurements: Jxx/(m b^2) = 0.025, about the foam
+ *   plane's 0.025 (0.20/(2.3 x 1.88^2)).
  * - Lift: Helmbold/DATCOM slope for AR 7.1 (4.8 per rad); lift0 0.40 for a
  *   cambered USA 35B / Clark Y-like section at a couple of degrees of
  *   incidence; stall blending around 15 degrees, which with the model's
@@ -129,25 +129,27 @@ void sim_airframe_default(struct sim_airframe *p)
  *   Cub-class models of this weight are flown (stall 8.5-9.5 m/s).
  * - Drag: cd0 0.045 (struts, exposed wheels, radial-look cowl: above the clean
  *   foam plane's), Oswald e 0.75 for a rectangular wing with struts: best glide
- *   about 9-10 near 11-12 m/s, as for the full-size Cub (L/D about 8.5-10).
+ *   about 9.5 near 11 m/s, a little below the clean foam plane's 10.4, as a
+ *   draggy scale model's should be.
  * - Stability and control: static margin 12 % (Cm_alpha = -0.12 CL_alpha);
  *   the long tail arm (about 1.6 m, 4 chords) raises pitch damping (Cm_q -15);
  *   a big rudder (Cn_dr 0.065, 30 degrees) and a high wing with dihedral (Cl_beta
  *   -0.08); strip ailerons on about 40 % of the span (Cl_da 0.20) with 22
  *   degrees of travel and strong adverse yaw (Cn_da -0.018): full aileron
- *   rolls about 90 deg/s at 15 m/s, a trainer's roll rate (scale Cub pilots
- *   quote a lazy 60-100 deg/s), slower than the foam plane's.
+ *   rolls about 90 deg/s at 15 m/s, a trainer's leisurely roll, slower than
+ *   the foam plane's 115.
  * - Propeller: an APC-style 19x10 thin electric (0.483 m): C_T(J) and C_P(J)
  *   shaped after the UIUC propeller database's large thin-electric props of
  *   pitch/diameter about 0.5 (static C_T about 0.105, C_P about 0.048, zero
  *   thrust near J = 0.64); C_Q = C_P / 2 pi.
  * - Motor: a 50-size 300 kV outrunner, 25 mOhm, 1.5 A no-load (the class of
- *   5035/5045 motors sold for 2 kW on 6S): about 2.1 kW and 80 N of static
- *   thrust at full throttle on a full 6S pack.
+ *   5035/5045 motors sold for 2 kW on 6S): at full throttle on a full pack
+ *   it draws about 2.4 kW and gives 86 N of static thrust.
  * - Battery: 6S 10 Ah (two 5 Ah packs in parallel), 10 mOhm.
  * - Wheels: main wheels 0.15 m ahead of and 0.38 m below the centre of
  *   gravity, 0.9 m track; a tail wheel 1.55 m behind, placed so that at rest
- *   the aircraft sits 11.5 degrees nose up as a Cub does. Struts sag about
+ *   the aircraft sits 11.5 degrees nose up as a Cub does (11.2 with the
+ *   struts loaded). Struts sag about
  *   2 cm under the aircraft's weight, damped at half the critical rate.
  *   Rolling resistance 0.04 (short grass/paved: 0.02-0.05); tyres' side
  *   force saturating at 0.7 of the load at 8 degrees of slip (small rubber
