@@ -315,6 +315,43 @@ static void test_sim_cub_noses_over_and_crashes(void **state)
 	assert_false(s.crashed);
 }
 
+/* Parked across a 5 m/s wind (no brakes), the cub stays where it is: the
+ * wind turns it slowly into itself at most, and pushes it nowhere. */
+static void test_sim_cub_parked_across_the_wind_stays_put(void **state)
+{
+	(void)state;
+	struct sim_airframe p;
+	sim_airframe_cub(&p);
+	double rho = home_density();
+	struct sim_state s;
+	sim_perf_at_rest(&p, rho, &s);
+	struct sim_env wind = { v3_make(0.0, -5.0, 0.0), rho };   /* from the east */
+	struct sim_controls off = { 0, 0, 0, 0 };
+	double h0 = sim_perf_heading_deg(&s);
+	for (int i = 0; i < 20000; i++)
+		sim_model_step(&p, &s, &off, &wind, 0.001);
+	double moved = hypot(s.pos_ned_m.x, s.pos_ned_m.y);
+	double turned = remainder(sim_perf_heading_deg(&s) - h0, 360.0);
+	print_message("20 s across 5 m/s of wind: moved %.2f m, turned %.1f deg\n", moved, turned);
+	assert_true(moved < 0.5);
+	assert_true(turned >= 0.0 && turned < 15.0);
+	/* The cross-flow model is the plain one at small sideslip. */
+	struct sim_airframe plain = p;
+	plain.crossflow = false;
+	struct sim_state f;
+	sim_state_init(&p, &f);
+	f.pos_ned_m.z = -100.0;
+	f.att = quat_from_euler(0.0, 0.05, 0.0);
+	f.vel_ned_m_s = quat_rotate(f.att, v3_make(15.0, 15.0 * sin(1.0 * DEG), 15.0 * 0.05));
+	struct sim_controls u = { 0.1, -0.05, 0.1, 0.5 };
+	struct sim_env still = { v3_make(0, 0, 0), rho };
+	struct sim_forces a, b;
+	sim_forces_eval(&p, &f, &u, &still, &a);
+	sim_forces_eval(&plain, &f, &u, &still, &b);
+	assert_true(v3_norm(v3_sub(a.force_body_n, b.force_body_n)) < 0.002 * v3_norm(b.force_body_n));
+	assert_true(v3_norm(v3_sub(a.moment_body_nm, b.moment_body_nm)) < 0.01 * v3_norm(b.moment_body_nm));
+}
+
 static void test_sim_cub_refuses_a_hand_launch(void **state)
 {
 	(void)state;
@@ -408,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_sim_cub_turns_with_the_rudder_on_the_ground),
 		cmocka_unit_test(test_sim_cub_ground_loops_under_a_hard_input_at_speed),
 		cmocka_unit_test(test_sim_cub_noses_over_and_crashes),
+		cmocka_unit_test(test_sim_cub_parked_across_the_wind_stays_put),
 		cmocka_unit_test(test_sim_cub_refuses_a_hand_launch),
 		cmocka_unit_test(test_sim_air_start_flies_on_level),
 	};

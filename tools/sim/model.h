@@ -78,6 +78,16 @@ struct sim_airframe {
 	 * the contact points, which then stand for the propeller, tail, tips... */
 	int n_wheels;
 	struct sim_wheel wheel[SIM_WHEELS_MAX];
+	/* Flow from any side (an aircraft parked or rolling across the wind):
+	 * the lift, the drag and pitching moment that go with the angle of
+	 * attack, and the elevator's terms scale with the flow across the span,
+	 * cos^2 beta (the cross-flow principle), side-on drag (side_drag, on the
+	 * wing area) takes over as the flow turns spanwise, and the sideslip
+	 * terms go with sin beta cos beta (side force) and sin beta (moments).
+	 * Equal to the plain model to first order in beta. Off: the plain
+	 * small-sideslip model, whose lift direction is undefined side-on. */
+	bool crossflow;
+	double side_drag;
 	bool aero_off;             /* no aerodynamic forces or moments (tests) */
 };
 
