@@ -265,6 +265,45 @@ def bad_options(env):
     check(r.rc == 2 and (path + ":3: duration 'soon'") in r.err, "status %d" % r.rc)
     r = Run(env, ["--imu-hz", "1000", "--frame-hz", "300"], peer=False).wait()
     check(r.rc == 2 and "--frame-hz" in r.err, "status %d" % r.rc)
+    r = Run(env, ["--timeout", "soon"], peer=False).wait()
+    check(r.rc == 2 and "bad value 'soon' for --timeout" in r.err, "status %d: %s" % (r.rc, r.err))
+    r = Run(env, ["--airframe", "concorde"], peer=False).wait()
+    check(r.rc == 2 and "unknown airframe 'concorde'" in r.err and "skywalker, cub" in r.err, "status %d" % r.rc)
+    r = Run(env, ["--airframe", "cub", "--throw-at", "3"], peer=False).wait()
+    check(r.rc == 2 and "cub takes off from its wheels" in r.err, "status %d: %s" % (r.rc, r.err))
+    r = Run(env, ["--airframe", "cub", "--fault", "3 throw"], peer=False).wait()
+    check(r.rc == 2 and "cub takes off from its wheels" in r.err, "status %d: %s" % (r.rc, r.err))
+    r = Run(env, ["--air-start", "100,20", "--throw-at", "3"], peer=False).wait()
+    check(r.rc == 2 and "no hand launch" in r.err, "status %d: %s" % (r.rc, r.err))
+    for bad in ("100", "100,20,3", "0,20", "100,0", "100,nan", "a,b"):
+        r = Run(env, ["--air-start", bad], peer=False).wait()
+        check(r.rc == 2 and ("bad value '%s' for --air-start" % bad) in r.err, "--air-start %s: status %d" % (bad, r.rc))
+
+
+@case
+def airframes(env):
+    out = subprocess.run([env.sim, "--airframe", "cub", "--figures"], capture_output=True, text=True, timeout=60)
+    check(out.returncode == 0 and "stall speed (power off, 1 g): 9.16 m/s" in out.stdout, out.stdout + out.stderr)
+    check("take-off at full throttle" in out.stdout, "no take-off figure: " + out.stdout)
+    # The cub on its wheels at rest, nose up; then opened up by the peer, it rolls.
+    truth = os.path.join(env.tmp, "cub.csv")
+    r = Run(env, ["--airframe", "cub", "--heading", "90", "--duration", "3", "--truth", truth], ["--idle", "1"]).wait()
+    check(r.rc == 0, "cub: exit status %d: %s" % (r.rc, r.err))
+    head, rows = read_truth(truth)
+    first = rows[0]
+    check(first["phase"] == "ground" and 10.0 <= float(first["pitch_deg"]) <= 12.0, "cub at rest: %s" % first)
+    check(abs(float(first["yaw_deg"]) - 90.0) < 0.1 and first["crashed"] == "0", "cub at rest: %s" % first)
+    check(all(x["crashed"] == "0" for x in rows), "the cub crashed")
+    # An air start: flying at once, 100 m up, 20 m/s, heading as told.
+    truth = os.path.join(env.tmp, "air.csv")
+    r = Run(env, ["--air-start", "100,20", "--heading", "45", "--duration", "1", "--truth", truth],
+            ["--idle", "1"]).wait()
+    check(r.rc == 0, "air start: exit status %d: %s" % (r.rc, r.err))
+    head, rows = read_truth(truth)
+    first = rows[0]
+    check(first["phase"] == "air" and abs(-float(first["pos_d_m"]) - 100.0) < 0.5, "air start: %s" % first)
+    check(abs(float(first["airspeed_m_s"]) - 20.0) < 0.5 and abs(float(first["yaw_deg"]) - 45.0) < 1.0,
+          "air start: %s" % first)
 
 
 class Env:

@@ -35,6 +35,8 @@
 void sim_airframe_default(struct sim_airframe *p)
 {
 	memset(p, 0, sizeof(*p));
+	p->name = "skywalker";
+	p->hand_launched = true;
 	p->mass_kg = 2.3;
 	p->jxx_kg_m2 = 0.20;
 	p->jyy_kg_m2 = 0.16;
@@ -106,6 +108,174 @@ void sim_airframe_default(struct sim_airframe *p)
 	p->crash_speed_m_s = 5.0;
 }
 
+/*
+ * The Cub-like tail-dragger: a 1/4-scale Piper J-3 Cub or a large electric
+ * trainer of the same class. Where its numbers come from:
+ * - Mass and geometry: 1/4-scale J-3 Cub kits (the full-size Cub's 35 ft 3 in
+ *   span and 178.5 sq ft wing at 1/4: 2.69 m, 1.04 m^2; kit data of that size
+ *   give 2.67-2.72 m, 1.0-1.06 m^2 and 5.5-7.5 kg flying weight). Here 2.7 m,
+ *   1.03 m^2 (mean chord 0.38 m, aspect ratio 7.1), 6.6 kg with a 6S 10 Ah pack.
+ * - Inertia: strip estimates as for the other airframe: wing about 1.8 kg over
+ *   the span (m b^2 / 12 = 1.1 kg m^2, plus struts and fuselage width: Jxx 1.2),
+ *   fuselage, motor, pack and tail over about 1.9 m with the heavy parts
+ *   forward (Jyy 0.95), Jzz about Jxx + Jyy for a flat-ish mass distribution.
+ *   These are estimates, not measurements: Jxx/(m b^2) = 0.025, about the foam
+ *   plane's 0.025 (0.20/(2.3 x 1.88^2)).
+ * - Lift: Helmbold/DATCOM slope for AR 7.1 (4.8 per rad); lift0 0.40 for a
+ *   cambered USA 35B / Clark Y-like section at a couple of degrees of
+ *   incidence; stall blending around 15 degrees, which with the model's
+ *   sigmoid gives a CL max of about 1.3 near 12-13 degrees (Clark Y at
+ *   Re about 3e5: 1.25-1.35): a power-off stall near 9 m/s at 6.6 kg, as
+ *   Cub-class models of this weight are flown (stall 8.5-9.5 m/s).
+ * - Drag: cd0 0.045 (struts, exposed wheels, radial-look cowl: above the clean
+ *   foam plane's), Oswald e 0.75 for a rectangular wing with struts: best glide
+ *   about 9.5 near 11 m/s, a little below the clean foam plane's 10.4, as a
+ *   draggy scale model's should be.
+ * - Stability and control: static margin 12 % (Cm_alpha = -0.12 CL_alpha);
+ *   the long tail arm (about 1.6 m, 4 chords) raises pitch damping (Cm_q -15);
+ *   a big rudder (Cn_dr 0.065, 30 degrees) and a high wing with dihedral (Cl_beta
+ *   -0.08); strip ailerons on about 40 % of the span (Cl_da 0.20) with 22
+ *   degrees of travel and strong adverse yaw (Cn_da -0.018): full aileron
+ *   rolls about 90 deg/s at 15 m/s, a trainer's leisurely roll, slower than
+ *   the foam plane's 115.
+ * - Propeller: an APC-style 19x10 thin electric (0.483 m): C_T(J) and C_P(J)
+ *   shaped after the UIUC propeller database's large thin-electric props of
+ *   pitch/diameter about 0.5 (static C_T about 0.105, C_P about 0.048, zero
+ *   thrust near J = 0.64); C_Q = C_P / 2 pi.
+ * - Motor: a 50-size 300 kV outrunner, 25 mOhm, 1.5 A no-load (the class of
+ *   5035/5045 motors sold for 2 kW on 6S): at full throttle on a full pack
+ *   it draws about 2.4 kW and gives 86 N of static thrust.
+ * - Battery: 6S 10 Ah (two 5 Ah packs in parallel), 10 mOhm.
+ * - Wheels: main wheels 0.15 m ahead of and 0.38 m below the centre of
+ *   gravity, 0.9 m track; a tail wheel 1.55 m behind, placed so that at rest
+ *   the aircraft sits 11.5 degrees nose up as a Cub does (11.2 with the
+ *   struts loaded). Struts sag about
+ *   2 cm under the aircraft's weight, damped at half the critical rate.
+ *   Rolling resistance 0.04 (short grass/paved: 0.02-0.05); tyres' side
+ *   force saturating at 0.7 of the load at 8 degrees of slip (small rubber
+ *   tyres on dry surface); the tail wheel steers 30 degrees with the rudder.
+ *   No brakes.
+ * - Flow from the side (crossflow in model.h), for an aircraft parked or
+ *   rolling across the wind: side-on drag 0.45 of the wing area's (fuselage
+ *   and fin side about 0.45 m^2 at a flat plate's drag coefficient of about 1).
+ * - Contact points: the propeller's lowest tip, the belly, the tail post,
+ *   the wing tips, the top of the wing and the top of the fin. They touch
+ *   only in a nose-over, a wing-tip strike or a crash, with the foam plane's
+ *   ground friction.
+ */
+void sim_airframe_cub(struct sim_airframe *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->name = "cub";
+	p->hand_launched = false;
+	p->mass_kg = 6.6;
+	p->jxx_kg_m2 = 1.2;
+	p->jyy_kg_m2 = 0.95;
+	p->jzz_kg_m2 = 2.0;
+	p->jxz_kg_m2 = 0.05;
+	p->span_m = 2.7;
+	p->wing_area_m2 = 1.03;
+	p->chord_m = p->wing_area_m2 / p->span_m;
+
+	double ar = p->span_m * p->span_m / p->wing_area_m2;
+	p->lift_alpha = 2.0 * M_PI * ar / (2.0 + sqrt(ar * ar + 4.0));
+	p->lift0 = 0.40;
+	p->lift_de = -0.15;
+	p->alpha_stall_rad = 0.26;
+	p->stall_blend = 50.0;
+	p->cd0 = 0.045;
+	p->oswald_e = 0.75;
+	p->cd_flat_plate = 1.8;
+	p->side_beta = -0.45;
+	p->side_dr = -0.18;
+	p->crossflow = true;
+	p->side_drag = 0.45;
+
+	p->mom.pitch0 = 0.02;
+	p->mom.pitch_alpha = -0.12 * p->lift_alpha;
+	p->mom.pitch_q = -15.0;
+	p->mom.pitch_de = 1.0;
+	p->mom.roll_beta = -0.08;
+	p->mom.roll_p = -0.45;
+	p->mom.roll_r = 0.15;
+	p->mom.roll_da = 0.20;
+	p->mom.roll_dr = 0.006;
+	p->mom.yaw_beta = 0.07;
+	p->mom.yaw_p = -0.05;
+	p->mom.yaw_r = -0.12;
+	p->mom.yaw_da = -0.018;
+	p->mom.yaw_dr = 0.065;
+
+	p->aileron_max_rad = 22.0 * DEG;
+	p->elevator_max_rad = 25.0 * DEG;
+	p->rudder_max_rad = 30.0 * DEG;
+
+	p->prop_diam_m = 0.483;
+	p->ct0 = 0.105;
+	p->ct1 = -0.03;
+	p->ct2 = -0.20;
+	p->cq0 = 0.048 / (2.0 * M_PI);
+	p->cq1 = 0.010 / (2.0 * M_PI);
+	p->cq2 = -0.075 / (2.0 * M_PI);
+	p->motor_kv_rpm_v = 300.0;
+	p->motor_r_ohm = 0.025;
+	p->motor_i0_a = 1.5;
+
+	p->batt_cells = 6;
+	p->batt_capacity_ah = 10.0;
+	p->batt_r_ohm = 0.010;
+
+	/* propeller tip, belly, tail post, wing tips, top of the wing, top of the fin */
+	p->contact_body_m[0] = v3_make(0.55, 0.0, 0.20);
+	p->contact_body_m[1] = v3_make(-0.30, 0.0, 0.15);
+	p->contact_body_m[2] = v3_make(-1.65, 0.0, -0.03);
+	p->contact_body_m[3] = v3_make(0.0, 1.35, -0.35);
+	p->contact_body_m[4] = v3_make(0.0, -1.35, -0.35);
+	p->contact_body_m[5] = v3_make(0.15, 0.0, -0.40);
+	p->contact_body_m[6] = v3_make(-1.60, 0.0, -0.45);
+	p->ground_k_n_m = 6000.0;
+	p->ground_c_n_s_m = 150.0;
+	p->ground_mu = 0.4;
+	p->ground_mu_dig = 2.0;
+	p->nose_over_speed_m_s = 4.0;
+	p->crash_speed_m_s = 5.0;
+
+	/* left main, right main, tail wheel (main first, tail last: the rest pitch) */
+	p->n_wheels = 3;
+	for (int i = 0; i < 2; i++)
+		p->wheel[i] = (struct sim_wheel){ v3_make(0.15, i ? 0.45 : -0.45, 0.38), 1400.0, 60.0,
+						  0.04, 0.7, 8.0 * DEG, 0.0 };
+	double rest = 11.5 * DEG, x_tail = -1.55;
+	p->wheel[2] = (struct sim_wheel){ v3_make(x_tail, 0.0, 0.38 - (0.15 - x_tail) * tan(rest)),
+					  800.0, 28.0, 0.04, 0.7, 8.0 * DEG, 30.0 * DEG };
+}
+
+int sim_airframe_by_name(const char *name, struct sim_airframe *p)
+{
+	if (!name)
+		return -ENOENT;
+	if (strcmp(name, "skywalker") == 0)
+		sim_airframe_default(p);
+	else if (strcmp(name, "cub") == 0)
+		sim_airframe_cub(p);
+	else
+		return -ENOENT;
+	return 0;
+}
+
+const char *sim_airframe_names(void)
+{
+	return "skywalker, cub";
+}
+
+double sim_airframe_rest_pitch_rad(const struct sim_airframe *p)
+{
+	if (p->n_wheels < 2)
+		return 0.0;
+	struct v3 m = p->wheel[0].pos_body_m, t = p->wheel[p->n_wheels - 1].pos_body_m;
+	return atan2(m.z - t.z, m.x - t.x);
+}
+
 /* Open-circuit volts per cell at 0 %, 10 %, ... 100 % charge. */
 static const double lipo_ocv[11] = { 3.30, 3.68, 3.73, 3.77, 3.80, 3.84,
 				     3.88, 3.95, 4.02, 4.10, 4.20 };
@@ -129,9 +299,15 @@ void sim_state_init(const struct sim_airframe *p, struct sim_state *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->att = quat_identity();
+	s->batt_voltage_v = sim_batt_ocv_v(p, 0.0);
+	if (p->n_wheels > 0) {
+		/* On the wheels at the rest pitch, the main wheels just touching. */
+		s->att = quat_from_euler(0.0, sim_airframe_rest_pitch_rad(p), 0.0);
+		s->pos_ned_m.z = -quat_rotate(s->att, p->wheel[0].pos_body_m).z;
+		return;
+	}
 	/* Resting on the belly contact points. */
 	s->pos_ned_m.z = -p->contact_body_m[0].z - p->mass_kg * SIM_G0_M_S2 / (2.0 * p->ground_k_n_m);
-	s->batt_voltage_v = sim_batt_ocv_v(p, 0.0);
 }
 
 void sim_state_hand_launch(const struct sim_airframe *p, struct sim_state *s, double speed_m_s,
@@ -239,6 +415,15 @@ static void aero(const struct sim_airframe *p, const struct sim_state *s,
 	double cd = (1.0 - sig) * (p->cd0 + cl_lin * cl_lin / (M_PI * p->oswald_e * ar)) +
 		    sig * (p->cd0 + p->cd_flat_plate * sin(a) * sin(a));
 	double cy = p->side_beta * b + p->side_dr * dr;
+	/* The cross-flow model's factors (crossflow in model.h); the plain one's are 1 and b. */
+	double kx = 1.0, kb = b;
+	if (p->crossflow) {
+		kx = (vb.x * vb.x + vb.z * vb.z) / (va * va);
+		kb = sin(b);
+		cl *= kx;
+		cd = kx * cd + (1.0 - kx) * p->side_drag;
+		cy = p->side_beta * sin(b) * cos(b) + p->side_dr * dr;
+	}
 
 	/* Drag against the relative wind, lift perpendicular to it in the body
 	 * x-z plane, side force perpendicular to both: lift and side force do no work. */
@@ -257,15 +442,63 @@ static void aero(const struct sim_airframe *p, const struct sim_state *s,
 	struct v3 w = s->rate_body_rad_s;
 	double pb = w.x * p->span_m / (2.0 * vr), qc = w.y * p->chord_m / (2.0 * vr),
 	       rb = w.z * p->span_m / (2.0 * vr);
-	double croll = m->roll_beta * b + m->roll_p * pb + m->roll_r * rb + m->roll_da * da + m->roll_dr * dr;
-	double cpitch = m->pitch0 + m->pitch_alpha * a + m->pitch_q * qc + m->pitch_de * de;
-	double cyaw = m->yaw_beta * b + m->yaw_p * pb + m->yaw_r * rb + m->yaw_da * da + m->yaw_dr * dr;
+	double croll, cpitch, cyaw;
+	if (!p->crossflow) {
+		croll = m->roll_beta * b + m->roll_p * pb + m->roll_r * rb + m->roll_da * da + m->roll_dr * dr;
+		cpitch = m->pitch0 + m->pitch_alpha * a + m->pitch_q * qc + m->pitch_de * de;
+		cyaw = m->yaw_beta * b + m->yaw_p * pb + m->yaw_r * rb + m->yaw_da * da + m->yaw_dr * dr;
+	} else {
+		croll = m->roll_beta * kb + m->roll_p * pb + m->roll_r * rb + m->roll_da * da + m->roll_dr * dr;
+		cpitch = kx * (m->pitch0 + m->pitch_alpha * a + m->pitch_de * de) + m->pitch_q * qc;
+		cyaw = m->yaw_beta * kb + m->yaw_p * pb + m->yaw_r * rb + m->yaw_da * da + m->yaw_dr * dr;
+	}
 	f->moment_body_nm = v3_add(f->moment_body_nm,
 				   v3_make(qbar_s * p->span_m * croll, qbar_s * p->chord_m * cpitch,
 					   qbar_s * p->span_m * cyaw));
 }
 
-static void ground(const struct sim_airframe *p, const struct sim_state *s, struct sim_forces *f)
+/* A wheel's strut and tyre (struct sim_wheel). The strut pushes along the
+ * vertical as the contact points do; rolling resistance and the side force
+ * act in the ground plane along and across the wheel's heading there. */
+static void wheel_force(const struct sim_wheel *wh, const struct sim_state *s, double rudder,
+			struct sim_forces *f)
+{
+	struct v3 rb = wh->pos_body_m;
+	double depth = s->pos_ned_m.z + quat_rotate(s->att, rb).z;
+	if (depth <= 0.0)
+		return;
+	struct v3 vn = v3_add(s->vel_ned_m_s, quat_rotate(s->att, v3_cross(s->rate_body_rad_s, rb)));
+	double n = wh->k_n_m * depth + wh->c_n_s_m * vn.z;
+	if (n < 0.0)
+		n = 0.0;
+	if (vn.z > f->sink_speed_max_m_s)
+		f->sink_speed_max_m_s = vn.z;
+	f->on_ground = true;
+	/* Right rudder turns the wheel's front left of the nose: the tail goes
+	 * left and the nose right. */
+	double steer = -clamp(rudder, -1.0, 1.0) * wh->steer_max_rad;
+	struct v3 dn = quat_rotate(s->att, v3_make(cos(steer), sin(steer), 0.0));
+	double dl = sqrt(dn.x * dn.x + dn.y * dn.y);
+	double fx = 0.0, fy = 0.0;
+	if (dl > 1e-3) {
+		double hx = dn.x / dl, hy = dn.y / dl;     /* heading in the ground plane */
+		double v_long = vn.x * hx + vn.y * hy, v_lat = -vn.x * hy + vn.y * hx;
+		/* Rolling resistance, regularised below 5 cm/s as the contact
+		 * points' friction is; the slip angle, regularised below 0.2 m/s so
+		 * that a wheel at rest has a finite, smooth one. */
+		double f_long = -wh->mu_roll * n * v_long / (fabs(v_long) > 0.05 ? fabs(v_long) : 0.05);
+		double slip = atan2(v_lat, fabs(v_long) + 0.2);
+		double f_lat = -wh->mu_side * n * clamp(slip / wh->slip_sat_rad, -1.0, 1.0);
+		fx = f_long * hx - f_lat * hy;
+		fy = f_long * hy + f_lat * hx;
+	}
+	struct v3 fb = quat_rotate_inv(s->att, v3_make(fx, fy, -n));
+	f->force_body_n = v3_add(f->force_body_n, fb);
+	f->moment_body_nm = v3_add(f->moment_body_nm, v3_cross(rb, fb));
+}
+
+static void ground(const struct sim_airframe *p, const struct sim_state *s,
+		   const struct sim_controls *u, struct sim_forces *f)
 {
 	f->on_ground = false;
 	f->sink_speed_max_m_s = 0.0;
@@ -292,6 +525,8 @@ static void ground(const struct sim_airframe *p, const struct sim_state *s, stru
 		f->force_body_n = v3_add(f->force_body_n, fb);
 		f->moment_body_nm = v3_add(f->moment_body_nm, v3_cross(rb, fb));
 	}
+	for (int i = 0; i < p->n_wheels; i++)
+		wheel_force(&p->wheel[i], s, u->rudder, f);
 }
 
 void sim_forces_eval(const struct sim_airframe *p, const struct sim_state *s,
@@ -299,7 +534,7 @@ void sim_forces_eval(const struct sim_airframe *p, const struct sim_state *s,
 {
 	memset(out, 0, sizeof(*out));
 	aero(p, s, u, env, out);
-	ground(p, s, out);
+	ground(p, s, u, out);
 }
 
 struct body_deriv {
@@ -502,8 +737,16 @@ static bool past_stall(const struct sim_airframe *p, double alpha)
 
 int sim_trim_level(const struct sim_airframe *p, double rho, double va, struct sim_trim *out)
 {
-	double x[TRIM_N] = { 0.05, 0.0, 0.5, 0.0, 0.0, 0.0 };
-	int err = trim_solve(p, rho, va, false, x);
+	/* From half throttle; where the propeller gives nothing there (a fine
+	 * pitch at speed), the throttle has no say in the residuals: from more. */
+	static const double thr0[] = { 0.5, 0.75, 1.0 };
+	double x[TRIM_N];
+	int err = -EDOM;
+	for (unsigned int i = 0; err && i < sizeof(thr0) / sizeof(thr0[0]); i++) {
+		double x0[TRIM_N] = { 0.05, 0.0, thr0[i], 0.0, 0.0, 0.0 };
+		memcpy(x, x0, sizeof(x));
+		err = trim_solve(p, rho, va, false, x);
+	}
 	if (err)
 		return err;
 	if (x[2] < 0.0 || x[2] > 1.0 || fabs(x[1]) > 1.0 || fabs(x[4]) > 1.0 || fabs(x[5]) > 1.0 ||

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* 6-DOF flight model of a Skywalker-class electric plane (about 2.3 kg, 1.88 m
- * span, 0.38 m^2 wing). Pure: no I/O, no clocks, no globals, no allocation;
+/* 6-DOF flight model of a small fixed-wing electric plane: the Skywalker-class
+ * hand-launched foam plane (about 2.3 kg, 1.88 m span, 0.38 m^2 wing), or a
+ * 1/4-scale Cub-like tail-dragger on wheels (6.6 kg, 2.7 m span). Pure: no I/O, no clocks, no globals, no allocation;
  * parameters and state are caller structs, the time step is an argument.
  *
  * Frames: NED local tangent plane at home (origin on the ground, z down);
@@ -15,6 +16,21 @@
 #include "sim_math.h"
 
 #define SIM_CONTACTS 7
+#define SIM_WHEELS_MAX 3
+
+/* A wheel on a spring-damper strut. Its force acts at pos_body_m (the tyre's
+ * lowest point with the strut unloaded): the strut pushes up, rolling
+ * resistance acts along the wheel's heading, and the tyre's side force grows
+ * with the slip angle up to mu_side times the load at slip_sat_rad, then
+ * stays there (so the aircraft can skid and ground-loop). A steered wheel
+ * turns by steer_max_rad at full rudder, so that the nose goes the rudder's
+ * way (a Cub's tail wheel, linked to the rudder horn). */
+struct sim_wheel {
+	struct v3 pos_body_m;
+	double k_n_m, c_n_s_m;
+	double mu_roll, mu_side, slip_sat_rad;
+	double steer_max_rad;              /* 0: does not steer */
+};
 
 /* Aerodynamic moment derivatives, per radian (rates non-dimensional: p b/2V,
  * q c/2V, r b/2V). Grouped so a test can switch all aerodynamic moments off. */
@@ -25,6 +41,8 @@ struct sim_moment_coefs {
 };
 
 struct sim_airframe {
+	const char *name;                  /* as --airframe takes it */
+	bool hand_launched;                /* thrown by hand; else it takes off from the ground */
 	/* mass and inertia about the centre of gravity, body axes */
 	double mass_kg;
 	double jxx_kg_m2, jyy_kg_m2, jzz_kg_m2, jxz_kg_m2;
@@ -56,6 +74,20 @@ struct sim_airframe {
 	double ground_k_n_m, ground_c_n_s_m, ground_mu, ground_mu_dig;
 	double nose_over_speed_m_s;
 	double crash_speed_m_s;    /* vertical impact speed that counts as a crash */
+	/* landing gear (none on a hand-launched plane): wheels touch as well as
+	 * the contact points, which then stand for the propeller, tail, tips... */
+	int n_wheels;
+	struct sim_wheel wheel[SIM_WHEELS_MAX];
+	/* Flow from any side (an aircraft parked or rolling across the wind):
+	 * the lift, the drag and pitching moment that go with the angle of
+	 * attack, and the elevator's terms scale with the flow across the span,
+	 * cos^2 beta (the cross-flow principle), side-on drag (side_drag, on the
+	 * wing area) takes over as the flow turns spanwise, and the sideslip
+	 * terms go with sin beta cos beta (side force) and sin beta (moments).
+	 * Equal to the plain model to first order in beta. Off: the plain
+	 * small-sideslip model, whose lift direction is undefined side-on. */
+	bool crossflow;
+	double side_drag;
 	bool aero_off;             /* no aerodynamic forces or moments (tests) */
 };
 
@@ -102,8 +134,18 @@ struct sim_forces {
 
 /* Defaults for the Skywalker-class plane (values and sources in model.c). */
 void sim_airframe_default(struct sim_airframe *p);
+/* The Cub-like tail-dragger on wheels (values and sources in model.c). */
+void sim_airframe_cub(struct sim_airframe *p);
+/* The airframe called name ("skywalker", "cub"): 0, or -ENOENT. */
+int sim_airframe_by_name(const char *name, struct sim_airframe *p);
+/* Names of the airframes, for messages: "skywalker, cub". */
+const char *sim_airframe_names(void);
+/* Pitch at rest on the ground: on its wheels (main and tail, the first and
+ * last wheel) a tail-dragger sits nose up; without wheels 0. */
+double sim_airframe_rest_pitch_rad(const struct sim_airframe *p);
 
-/* At rest, level, at the origin, battery full. */
+/* At rest at the origin, battery full: level on the belly contact points, or
+ * on its wheels at the rest pitch. */
 void sim_state_init(const struct sim_airframe *p, struct sim_state *s);
 /* A hand launch: thrown from height_m above the ground at speed_m_s, climbing at
  * pitch_deg, towards heading_deg, wings level. */

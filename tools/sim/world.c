@@ -68,12 +68,41 @@ static void settle_on_the_ground(struct sim_world *w)
 	memset(w->st.dig, 0, sizeof(w->st.dig));
 }
 
+/* Level flight at the air start's height and airspeed (through the steady
+ * wind), wings level, the nose along the heading, pitched to the angle of
+ * attack of level trim at that speed (or of a glide, or 0, when the motor
+ * cannot hold it level); the accelerometer feels one g of lift. */
+static void start_in_the_air(struct sim_world *w)
+{
+	const struct sim_world_config *c = &w->cfg;
+	struct sim_atmos a;
+	sim_atmos_isa(c->home.alt_m + c->air_start_alt_m, 0.0, &a);
+	struct sim_trim tr;
+	double alpha = 0.0;
+	if (sim_trim_level(&c->airframe, a.density_kg_m3, c->air_start_speed_m_s, &tr) == 0 ||
+	    sim_trim_glide(&c->airframe, a.density_kg_m3, c->air_start_speed_m_s, &tr) == 0)
+		alpha = tr.alpha_rad;
+	double psi = c->heading_deg * DEG;
+	w->st.att = quat_from_euler(0.0, alpha, psi);
+	w->st.pos_ned_m = v3_make(0.0, 0.0, -c->air_start_alt_m);
+	struct v3 air = v3_make(c->air_start_speed_m_s * cos(psi), c->air_start_speed_m_s * sin(psi), 0.0);
+	w->st.vel_ned_m_s = v3_add(air, sim_wind_steady_ned(&c->wind));
+	w->st.airspeed_m_s = c->air_start_speed_m_s;
+	w->st.alpha_rad = alpha;
+	w->st.accel_body_m_s2 = quat_rotate_inv(w->st.att, v3_make(0, 0, -SIM_G0_M_S2));
+}
+
 int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 		   const struct sim_timeline *tl)
 {
 	if (cfg->imu_hz == 0 || 1000000u % cfg->imu_hz != 0 || cfg->rc_mode_channel < 1 ||
 	    cfg->rc_mode_channel > SIM_RC_CHANNELS || cfg->launch.duration_s <= 0.0 ||
 	    cfg->launch.speed_m_s <= 0.0)
+		return -EINVAL;
+	if (timeline_has_throw(tl) && (cfg->air_start || !cfg->airframe.hand_launched))
+		return -EINVAL;
+	if (cfg->air_start && !(isfinite(cfg->air_start_alt_m) && cfg->air_start_alt_m > 0.0 &&
+				isfinite(cfg->air_start_speed_m_s) && cfg->air_start_speed_m_s > 0.0))
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->cfg = *cfg;
@@ -88,8 +117,11 @@ int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 		w->cfg.launch.ramp_s = 0.5 * w->cfg.launch.duration_s;
 
 	sim_state_init(&w->cfg.airframe, &w->st);
-	w->st.att = held_attitude(w, 0.0);
-	if (timeline_has_throw(tl)) {
+	w->st.att = held_attitude(w, sim_airframe_rest_pitch_rad(&w->cfg.airframe));
+	if (cfg->air_start) {
+		w->mode = SIM_PHASE_AIR;
+		start_in_the_air(w);
+	} else if (timeline_has_throw(tl)) {
 		w->mode = SIM_PHASE_HELD;
 		w->st.pos_ned_m = v3_make(0.0, 0.0, -w->cfg.launch.hand_height_m);
 		/* At rest, the accelerometer feels the hand's push against gravity. */

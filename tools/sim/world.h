@@ -68,6 +68,11 @@ struct sim_world_config {
 	struct sim_launch_config launch;
 	struct sim_lla home;
 	double heading_deg;                  /* where the nose points at the start */
+	/* An air start: the flight starts air_start_alt_m above home at
+	 * air_start_speed_m_s of airspeed, wings level, the nose along heading_deg
+	 * at the pitch of level trim at that speed. */
+	bool air_start;
+	double air_start_alt_m, air_start_speed_m_s;
 	uint64_t seed;
 	unsigned int imu_hz;                 /* physics steps per second; divides 1000000 */
 	double rc_rate_hz;                   /* HIL_RC_INPUTS_RAW */
@@ -144,10 +149,13 @@ struct sim_world {
 
 void sim_world_config_default(struct sim_world_config *c);
 
-/* Starts a flight. A time-line with a throw starts the aircraft in the hand;
- * without one it starts at rest on the ground. tl is kept (not copied): it
- * must outlive the world, already sorted. Returns 0, or -EINVAL when imu_hz
- * does not divide a second in whole microseconds. */
+/* Starts a flight. An air start starts it flying; a time-line with a throw
+ * starts the aircraft in the hand; otherwise it starts at rest on the ground
+ * (on its wheels, nose up, if it has them). tl is kept (not copied): it must
+ * outlive the world, already sorted. Returns 0, or -EINVAL when imu_hz does
+ * not divide a second in whole microseconds, or the time-line throws an
+ * airframe that is not hand-launched or one that starts in the air, or the
+ * air start's height or speed is not positive and finite. */
 int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 		   const struct sim_timeline *tl);
 

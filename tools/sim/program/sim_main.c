@@ -28,6 +28,7 @@
 #include <netinet/in.h>
 
 #include "hil.h"
+#include "perf.h"
 #include "util/spin.h"
 
 enum {
@@ -55,6 +56,7 @@ struct options {
 	bool all_fresh;
 	long spin_us;              /* lock-step over UDP: read without blocking this long first */
 	long cpu_dma_latency_us;   /* lock-step: held on /dev/cpu_dma_latency; -1: left alone */
+	bool figures;              /* print the airframe's figures and stop */
 };
 
 struct link {
@@ -142,6 +144,13 @@ static void usage(FILE *f)
 	      "  --timeout S            autopilot gone after S s of silence (default 5)\n"
 	      "  --wait                 keep waiting for a silent autopilot instead\n"
 	      "  --start-timeout S      give up when no autopilot appears in S s (default: never)\n"
+	      "Aircraft:\n"
+	      "  --airframe NAME        skywalker (default: 2.3 kg, hand-launched) or cub (6.6 kg\n"
+	      "                         tail-dragger on wheels; takes off from the runway)\n"
+	      "  --air-start ALT,SPEED  start flying ALT m above home at SPEED m/s of airspeed,\n"
+	      "                         wings level, the nose along --heading, trimmed pitch\n"
+	      "  --figures              print the airframe's measured figures (stall, trim, glide,\n"
+	      "                         roll rate, take-off run) and exit\n"
 	      "World:\n"
 	      "  --seed N               random seed (default 1)\n"
 	      "  --home LAT,LON,ALT     home (default the CMAC field, -35.363261,149.165230,584)\n"
@@ -234,7 +243,7 @@ enum {
 	OPT_DURATION, OPT_TIMEOUT, OPT_WAIT, OPT_START_TIMEOUT, OPT_SEED, OPT_HOME, OPT_HEADING,
 	OPT_WIND, OPT_GUSTS, OPT_TURB, OPT_GPS_LATENCY, OPT_THROW_AT, OPT_RC_MODE, OPT_FAULTS,
 	OPT_FAULT, OPT_TRUTH, OPT_TRUTH_HZ, OPT_STATUS_HZ, OPT_ALL_FRESH, OPT_GPS_HZ, OPT_SPIN_US,
-	OPT_CPU_DMA_LATENCY, OPT_END_LANDED, OPT_HELP,
+	OPT_CPU_DMA_LATENCY, OPT_END_LANDED, OPT_AIRFRAME, OPT_AIR_START, OPT_FIGURES, OPT_HELP,
 };
 
 static int parse_options(struct sim *s, int argc, char **argv)
@@ -270,6 +279,9 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		{ "gps-hz", required_argument, NULL, OPT_GPS_HZ },
 		{ "spin-us", required_argument, NULL, OPT_SPIN_US },
 		{ "cpu-dma-latency", required_argument, NULL, OPT_CPU_DMA_LATENCY },
+		{ "airframe", required_argument, NULL, OPT_AIRFRAME },
+		{ "air-start", required_argument, NULL, OPT_AIR_START },
+		{ "figures", no_argument, NULL, OPT_FIGURES },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -368,11 +380,30 @@ static int parse_options(struct sim *s, int argc, char **argv)
 			if ((ok = parse_num(a, -1, 2000000000, &x) && x == floor(x)))
 				o->cpu_dma_latency_us = (long)x;
 			break;
+		case OPT_AIRFRAME:
+			if (sim_airframe_by_name(a, &wc->airframe)) {
+				say("unknown airframe '%s' for --airframe (there are: %s)", a, sim_airframe_names());
+				return -EINVAL;
+			}
+			break;
+		case OPT_AIR_START:
+			if ((ok = parse_list(a, 2, v) && v[0] >= 1.0 && v[0] <= 5000.0 && v[1] >= 1.0 &&
+				  v[1] <= 100.0)) {
+				wc->air_start = true;
+				wc->air_start_alt_m = v[0];
+				wc->air_start_speed_m_s = v[1];
+			}
+			break;
+		case OPT_FIGURES: o->figures = true; break;
 		case OPT_HELP: case 'h': usage(stdout); exit(EXIT_DONE);
 		default: usage(stderr); return -EINVAL;
 		}
 		if (!ok) {
-			say("bad value '%s' for --%s (see --help)", a, lo[c - OPT_LISTEN].name);
+			const char *name = "?";
+			for (const struct option *l = lo; l->name; l++)
+				if (l->val == c)
+					name = l->name;
+			say("bad value '%s' for --%s (see --help)", a, name);
 			return -EINVAL;
 		}
 	}
@@ -405,6 +436,61 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		}
 	}
 	sim_timeline_sort(&s->tl);
+	bool throws = false;
+	for (unsigned int i = 0; i < s->tl.count; i++)
+		throws = throws || s->tl.ev[i].kind == SIM_EV_THROW;
+	if (throws && !wc->airframe.hand_launched) {
+		say("the %s takes off from its wheels: no hand launch (--throw-at or a throw event) for it",
+		    wc->airframe.name);
+		return -EINVAL;
+	}
+	if (throws && wc->air_start) {
+		say("--air-start starts the flight in the air: no hand launch (--throw-at or a throw event) with it");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- --figures ---- */
+
+/* The airframe's figures as docs/simulator.md tables them: at home's height
+ * in the ISA, still air, measured from the model (tools/sim/perf.h). */
+static int print_figures(const struct sim_world_config *wc)
+{
+	const struct sim_airframe *p = &wc->airframe;
+	struct sim_atmos a;
+	sim_atmos_isa(wc->home.alt_m, 0.0, &a);
+	double rho = a.density_kg_m3, vs = 0.0, ld = 0.0, v_ld = 0.0, roll = 0.0;
+	printf("airframe %s: %.2f kg, span %.2f m, wing %.3f m^2; ISA at %.0f m (density %.4f kg/m^3), still air\n",
+	       p->name, p->mass_kg, p->span_m, p->wing_area_m2, wc->home.alt_m, rho);
+	int err = sim_perf_stall_speed(p, rho, &vs);
+	if (err == 0)
+		printf("stall speed (power off, 1 g): %.2f m/s\n", vs);
+	else
+		printf("stall speed: none found (%s)\n", strerror(-err));
+	for (int v = 15; v <= 25; v += 5) {
+		struct sim_trim t;
+		if (sim_trim_level(p, rho, v, &t) == 0)
+			printf("level trim at %d m/s: throttle %.3f, pitch %.2f deg, elevator %+.3f of travel "
+			       "(%+.3f on the wire)\n", v, t.throttle, t.alpha_rad * 180.0 / M_PI, t.elevator,
+			       t.elevator / wc->surface_throw);
+		else
+			printf("level trim at %d m/s: none\n", v);
+	}
+	if (sim_perf_best_glide(p, rho, &ld, &v_ld) == 0)
+		printf("best glide: %.2f at %.1f m/s\n", ld, v_ld);
+	if (sim_perf_roll_rate(p, rho, 15.0, 1.0, &roll) == 0)
+		printf("roll rate at full aileron at 15 m/s: %.1f deg/s (at a wire command of 1: ", roll);
+	if (sim_perf_roll_rate(p, rho, 15.0, wc->surface_throw, &roll) == 0)
+		printf("%.1f deg/s)\n", roll);
+	struct sim_perf_takeoff to;
+	if (err == 0 && sim_perf_takeoff(p, rho, 1.2 * vs, 0.4, &to) == 0)
+		printf("take-off at full throttle (rotating at 1.2 stall speed, elevator 0.4): ground roll "
+		       "%.1f m, %.2f s, lift-off at %.1f m/s, heading held within %.2f deg; at rest %.1f deg "
+		       "nose up\n", to.ground_roll_m, to.time_s, to.liftoff_speed_m_s,
+		       fabs(to.heading_change_max_deg), to.pitch_rest_deg);
+	else
+		printf("take-off: hand-launched, no wheels\n");
 	return 0;
 }
 
@@ -1061,6 +1147,8 @@ int main(int argc, char **argv)
 	s->landed_us = UINT64_MAX;
 	if (parse_options(s, argc, argv))
 		return EXIT_USAGE;
+	if (s->opt.figures)
+		return print_figures(&s->opt.world) ? EXIT_USAGE : EXIT_DONE;
 	if (sim_world_init(&s->world, &s->opt.world, &s->tl)) {
 		say("bad world configuration");
 		return EXIT_USAGE;
