@@ -68,6 +68,10 @@ struct sim_world_config {
 	struct sim_launch_config launch;
 	struct sim_lla home;
 	double heading_deg;                  /* where the nose points at the start */
+	/* The earth's magnetic field: 0 keeps the sensors' configured one
+	 * (sensors.mag_declination_deg ...); a decimal year (2025.0..2030.0)
+	 * sets it to the World Magnetic Model's at home on that date (wmm_field.h). */
+	double mag_year;
 	uint64_t seed;
 	unsigned int imu_hz;                 /* physics steps per second; divides 1000000 */
 	double rc_rate_hz;                   /* HIL_RC_INPUTS_RAW */
