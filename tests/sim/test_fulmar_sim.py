@@ -265,6 +265,10 @@ def bad_options(env):
     check(r.rc == 2 and (path + ":3: duration 'soon'") in r.err, "status %d" % r.rc)
     r = Run(env, ["--imu-hz", "1000", "--frame-hz", "300"], peer=False).wait()
     check(r.rc == 2 and "--frame-hz" in r.err, "status %d" % r.rc)
+    # the magnetic model's date: a real one, within WMM2025's life
+    for bad in ("2031-01-01", "2024.9", "2026-02-30", "2026-1-1x", "yesterday"):
+        r = Run(env, ["--date", bad], peer=False).wait()
+        check(r.rc == 2 and "--date" in r.err, "--date %s: status %d" % (bad, r.rc))
 
 
 class Env:

@@ -408,7 +408,11 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		default: usage(stderr); return -EINVAL;
 		}
 		if (!ok) {
-			say("bad value '%s' for --%s (see --help)", a, lo[c - OPT_LISTEN].name);
+			/* the option's name by its value: lo's order need not be the enum's */
+			const struct option *op = lo;
+			while (op->name && op->val != c)
+				op++;
+			say("bad value '%s' for --%s (see --help)", a, op->name ? op->name : "?");
 			return -EINVAL;
 		}
 	}
