@@ -647,7 +647,8 @@ def case_wmm_arming(fulmard, sim, fulmar_log=None):
     base = ''.join(ln for ln in open(PARAMS) if not ln.startswith('COMPASS_'))
     for name, home, decl in WMM_PLACES:
         f = Flight(fulmard, sim, 'wmm', sim_args=('--home', home, '--heading', '70'),
-                   base_params=base, base_timeline='1 rc 3=1000 4=2000\n', duration=32)
+                   base_params=base, base_timeline='1 rc 3=1000 4=2000\n', duration=32,
+                   gcs=name == WMM_PLACES[0][0])
         # 32 simulated seconds: 30 after a fix at the start and the log's time to be written
         f.wait_end()
         truth, events, _ = f.stop()
@@ -662,6 +663,10 @@ def case_wmm_arming(fulmard, sim, fulmar_log=None):
             continue
         dt = armed - said[0]
         check(0 <= dt <= 30.0, '%s: armed %.1f s after the first 3D fix (%.1f s)' % (name, dt, said[0]))
+        if f.gcs:
+            told = [t for t in f.gcs.texts if t.startswith('Compass: declination')]
+            check(told == ['Compass: declination %.1f deg from WMM' % got],
+                  'the ground station is told (STATUSTEXT): %s' % told)
         conv = event_time(events, 'EKF: converged')
         print('  %s: estimator converged %.1f s after the fix; refused before arming: %s' % (
             name, conv - said[0] if conv is not None else float('nan'), sorted(set(refused))))
