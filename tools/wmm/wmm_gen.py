@@ -337,6 +337,8 @@ def main(argv):
         lat, lon = float(argv[2]), float(argv[3])
         alt = float(argv[4]) if len(argv) > 4 else 0.0
         year = float(argv[5]) if len(argv) > 5 else TABLE_EPOCH
+        if not (-90.0 <= lat <= 90.0 and -1.0 <= alt <= 1000.0 and epoch <= year <= epoch + 5.0):
+            raise ValueError('latitude -90..90, height -1..1000 km, year %.1f..%.1f' % (epoch, epoch + 5.0))
         X, Y, Z = field(coefs, epoch, lat, lon, alt, year)
         D, I, H, F = elements(X, Y, Z)
         print('D %.3f deg  I %.3f deg  H %.1f  X %.1f  Y %.1f  Z %.1f  F %.1f nT' % (D, I, H, X, Y, Z, F))
@@ -388,4 +390,7 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except (OSError, ValueError) as e:
+        sys.exit('wmm_gen.py: %s' % e)
