@@ -12,6 +12,7 @@
 #include "daemon/flightlog.h"
 #include "daemon/scheduler.h"
 #include "daemon/services.h"
+#include "nav/wmm.h"
 #include "param/param.h"
 #include "util/log.h"
 
@@ -33,6 +34,13 @@ static struct flight {
 	struct rc_frame rc;
 	bool rc_seen;
 	struct gps_fix gps;
+	bool gps_new;                   /* a fix taken this step */
+	struct mag_sample mag;          /* the latest compass sample ... */
+	bool mag_seen;                  /* ... if any came */
+	bool autodec;                   /* COMPASS_AUTODEC at start-up */
+	bool decl_said;                 /* the model's declination given to the estimator */
+	bool wmm_known;                 /* the model's field at the latest 3D fix: */
+	float wmm_decl_deg, wmm_incl_deg, wmm_gauss;
 	struct battery_sample batt;
 	bool home_set;
 	bool was_armed;
@@ -78,9 +86,10 @@ void flight_init(struct sensor_hub *hub, struct rcout *out)
 	float gps_delay_ms = param_get_by_name("GPS_DELAY_MS");
 	if (gps_delay_ms > 0.0f)
 		fl.est_cfg.gps_delay_ms = gps_delay_ms;
-	/* Declination: the field's, or learnt in flight (no world magnetic model here). */
-	fl.est_cfg.mag_declination_deg = param_get_by_name("COMPASS_AUTODEC") != 0.0f ?
-					 NAN : param_get_by_name("COMPASS_DEC") * 57.29578f;
+	/* Declination: COMPASS_DEC, or (COMPASS_AUTODEC) the world magnetic
+	 * model's at the first 3D fix (take_declination); unknown until then. */
+	fl.autodec = param_get_by_name("COMPASS_AUTODEC") != 0.0f;
+	fl.est_cfg.mag_declination_deg = fl.autodec ? NAN : param_get_by_name("COMPASS_DEC") * 57.29578f;
 	estim_init(&fl.est, &fl.est_cfg);
 	plane_params_default(&fl.pp);
 	if (flight_params_load(&fl.pp))
@@ -142,17 +151,93 @@ static void feed_estimator(void)
 	struct baro_sample baro;
 	if (take(SENSOR_BARO, &baro))
 		estim_push_baro(&fl.est, &baro);
-	struct mag_sample mag;
-	if (take(SENSOR_MAG, &mag))
-		estim_push_mag(&fl.est, &mag);
+	if (take(SENSOR_MAG, &fl.mag)) {
+		estim_push_mag(&fl.est, &fl.mag);
+		fl.mag_seen = true;
+	}
 	struct airspeed_sample as;
 	if (take(SENSOR_AIRSPEED, &as))
 		estim_push_airspeed(&fl.est, &as);
-	if (take(SENSOR_GPS, &fl.gps))
+	fl.gps_new = take(SENSOR_GPS, &fl.gps);
+	if (fl.gps_new)
 		estim_push_gps(&fl.est, &fl.gps);
 	if (take(SENSOR_RC, &fl.rc))
 		fl.rc_seen = true;
 	take(SENSOR_BATTERY, &fl.batt);
+}
+
+static void log_event_text(struct log_producer *lp, uint64_t now_us, const char *text)
+{
+	struct df_msg m = { .t_us = now_us };
+	strncpy(m.text, text, sizeof(m.text) - 1);  /* a copy, no formatting on the main loop */
+	log_write_msg(lp, &m);
+}
+
+/* The world magnetic model where each 3D fix puts the aircraft (the compass
+ * check's expected field), and at the first, with COMPASS_AUTODEC, the
+ * declination the estimator takes from then on, said as ArduPilot's ground
+ * stations show it. */
+static void take_declination(uint64_t now_us)
+{
+	const struct gps_fix *g = &fl.gps;
+	if (!fl.gps_new || g->fix != GPS_FIX_3D || (g->lat_deg == 0.0 && g->lon_deg == 0.0))
+		return;
+	float d, i, f;
+	if (wmm_lookup(g->lat_deg, g->lon_deg, &d, &i, &f) != 0)
+		return;   /* not a place on earth: the estimator counts the fix as invalid */
+	fl.wmm_decl_deg = d;
+	fl.wmm_incl_deg = i;
+	fl.wmm_gauss = f;
+	fl.wmm_known = true;
+	if (!fl.autodec || fl.decl_said)
+		return;
+	fl.decl_said = true;
+	int rc = estim_set_declination(&fl.est, d, WMM_DECL_SIGMA_DEG);
+	if (rc) {
+		log_err("the estimator refused the declination %.2f deg: %d", (double)d, rc);
+		return;
+	}
+	char text[50];   /* a STATUSTEXT holds 50 */
+	snprintf(text, sizeof(text), "Compass: declination %.1f deg from WMM", (double)d);
+	gcs_text(fl.gcs, GCS_SEV_INFO, "%s", text);
+	if (flightlog_main())
+		log_event_text(flightlog_main(), now_us, text);
+	log_info("%.3f s: Compass: declination %.2f deg (inclination %.1f deg, %.3f gauss) from the "
+		 "world magnetic model (WMM2025 table, epoch %.1f) at %.6f %.6f", (double)fl.say_us * 1e-6,
+		 (double)d, (double)i, (double)f, (double)wmm_table_epoch_year, g->lat_deg, g->lon_deg);
+}
+
+/* The compass for the pre-arm checks (plane_input's mag_*), milligauss. */
+static void compass_for_prearm(struct plane_input *in)
+{
+	in->mag_seen = fl.mag_seen && !fl.vehicle->armed;
+	if (in->mag_seen) {
+		struct estim_status st;
+		estim_get_status(&fl.est, &st);
+		float b[3];
+		for (int k = 0; k < 3; k++)
+			b[k] = fl.mag.field_ut[k] * 10.0f - st.mag_body_gauss[k] * 1000.0f;
+		/* body to NED by the attitude quaternion (w x y z) */
+		const float *q = fl.vs.q;
+		float w = q[0], x = q[1], y = q[2], z = q[3];
+		float R[3][3] = {
+			{ 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y) },
+			{ 2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x) },
+			{ 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y) },
+		};
+		for (int r = 0; r < 3; r++) {
+			in->mag_body_mgauss[r] = b[r];
+			in->mag_ned_mgauss[r] = R[r][0] * b[0] + R[r][1] * b[1] + R[r][2] * b[2];
+		}
+	}
+	in->mag_expected_known = fl.wmm_known;
+	if (fl.wmm_known) {
+		float d = fl.wmm_decl_deg * 0.01745329f, i = fl.wmm_incl_deg * 0.01745329f;
+		float f = fl.wmm_gauss * 1000.0f;
+		in->mag_expected_ned_mgauss[0] = f * cosf(i) * cosf(d);
+		in->mag_expected_ned_mgauss[1] = f * cosf(i) * sinf(d);
+		in->mag_expected_ned_mgauss[2] = f * sinf(i);
+	}
 }
 
 /* Home is mission item 0: set where the aircraft is (first good position, and at arming). */
@@ -218,13 +303,6 @@ static uint16_t cdeg360(float rad)
 #define LOG_EV_ARMED 10
 #define LOG_EV_DISARMED 11
 #define LOG_EV_LAND_COMPLETE 18
-
-static void log_event_text(struct log_producer *lp, uint64_t now_us, const char *text)
-{
-	struct df_msg m = { .t_us = now_us };
-	strncpy(m.text, text, sizeof(m.text) - 1);  /* a copy, no formatting on the main loop */
-	log_write_msg(lp, &m);
-}
 
 /* The main loop's records, at ArduPlane's usual rates (25 Hz attitude and tuning, 10 Hz position). */
 static void write_log(uint64_t now_us)
@@ -515,6 +593,7 @@ void flight_task(void *ctx, uint64_t now_us)
 		flight_params_load(&fl.pp);
 	}
 	feed_estimator();
+	take_declination(now_us);
 	estim_get_state(&fl.est, &fl.vs);
 	tell_estimator_changes();
 	bool converged = estim_is_converged(&fl.est);
@@ -539,6 +618,7 @@ void flight_task(void *ctx, uint64_t now_us)
 		.home_alt_msl_m = fl.mission->items[0].z,
 	};
 	memcpy(in.accel_body_m_s2, fl.imu.accel_m_s2, sizeof(in.accel_body_m_s2));
+	compass_for_prearm(&in);
 	bool nav = plane_mode_navigates(fl.vehicle->mode);
 	in.nav_deferred = nav && !sched_work_begin(fl.sched, &fl.nav_work);
 	plane_step(&fl.plane, &fl.pp, &in, &fl.po);

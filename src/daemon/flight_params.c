@@ -9,6 +9,7 @@
 const struct flight_param_bind flight_param_binds[] = {
 	{ "ALT_HOLD_RTL", 0.01f, 1, { offsetof(struct plane_params, mexec.rtl_alt_m) } },
 	{ "ARMING_CHECK", 1.0f, 1, { offsetof(struct plane_params, arming_check) } },
+	{ "ARMING_MAGTHRESH", 1.0f, 1, { offsetof(struct plane_params, arming_magthresh) } },
 	{ "ARMING_REQUIRE", 1.0f, 1, { offsetof(struct plane_params, arming_require) } },
 	{ "ARMING_RUDDER", 1.0f, 1, { offsetof(struct plane_params, arming_rudder) } },
 	{ "ARSPD_FBW_MAX", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.arspd_fbw_max) } },

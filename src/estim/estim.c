@@ -23,6 +23,8 @@
 #define DEG2RAD ((float)M_PI / 180.0f)
 #define UT_TO_GAUSS 0.01f
 #define RHO0 1.225f
+/* The heading's variance from an alignment on the compass with the declination known. */
+#define ALIGN_YAW_VAR (0.1f * 0.1f)
 
 /* Covariance bounds per state group: variances are kept in [0, max]. */
 static const float var_max[N] = {
@@ -581,6 +583,50 @@ static void reset_yaw(struct estim *e, float yaw, float var)
 	e->count.yaw_resets++;
 }
 
+int estim_set_declination(struct estim *e, float decl_deg, float sigma_deg)
+{
+	if (!isfinite(decl_deg) || fabsf(decl_deg) > 180.0f || !(sigma_deg >= 0.1f && sigma_deg <= 30.0f))
+		return -EINVAL;
+	e->cfg.mag_declination_deg = decl_deg;
+	const float *me = e->x.mag_earth;
+	float n2 = me[0] * me[0] + me[1] * me[1];
+	if (!e->running || !e->mag_active || n2 < 1e-4f)
+		return 0;   /* the alignment, or the first compass sample's, takes it */
+	/* The heading relative to the field (yaw error minus the field's
+	 * declination error, h the declination's row) is what the compass told:
+	 * its variance survives the turn, at most what an alignment on the
+	 * compass gives it (at rest the hard iron is not yet told from the earth
+	 * field, so P alone leaves it near 10 deg); the declination's own is the
+	 * table's. */
+	float h[N];
+	row_decl(e, 0, NULL, h);
+	float var_rel = e->P[2][2];
+	for (int i = ESTIM_S_MAG_EARTH; i < ESTIM_S_MAG_EARTH + 2; i++) {
+		var_rel -= 2.0f * h[i] * e->P[2][i];
+		for (int j = ESTIM_S_MAG_EARTH; j < ESTIM_S_MAG_EARTH + 2; j++)
+			var_rel += h[i] * e->P[i][j] * h[j];
+	}
+	float s = sigma_deg * DEG2RAD;
+	float var = clampf(var_rel, 0.0f, ALIGN_YAW_VAR) + s * s;
+	float dpsi = em_wrap_pi(decl_deg * DEG2RAD - atan2f(me[1], me[0]));
+	float dz[3] = { 0.0f, 0.0f, dpsi }, dq[4];
+	em_quat_from_rotvec(dz, dq);
+	em_quat_mul(dq, e->x.q, e->x.q);
+	em_quat_normalize(e->x.q);
+	float c = cosf(dpsi), sn = sinf(dpsi), n = e->x.mag_earth[0], ea = e->x.mag_earth[1];
+	e->x.mag_earth[0] = c * n - sn * ea;
+	e->x.mag_earth[1] = sn * n + c * ea;
+	float tilt0 = e->P[0][0], tilt1 = e->P[1][1];
+	cov_reset(e, ESTIM_S_ATT, 3, var);
+	e->P[0][0] = tilt0;
+	e->P[1][1] = tilt1;
+	/* the field's horizontal direction now as uncertain as the table */
+	cov_reset(e, ESTIM_S_MAG_EARTH, 2, n2 * s * s);
+	e->count.yaw_resets++;
+	out_replay(e);
+	return 0;
+}
+
 /* Wind from the velocity and airspeed along the body x axis. */
 static void wind_start(struct estim *e, float tas)
 {
@@ -869,7 +915,7 @@ static void align(struct estim *e, uint64_t t_us)
 	float tilt_var = 0.03f * 0.03f;
 	e->P[0][0] = e->P[1][1] = tilt_var;
 	/* an unknown declination is 20 degrees at most where people fly */
-	e->P[2][2] = !have_mag ? 1.0f : isfinite(c->mag_declination_deg) ? 0.1f * 0.1f : 0.35f * 0.35f;
+	e->P[2][2] = !have_mag ? 1.0f : isfinite(c->mag_declination_deg) ? ALIGN_YAW_VAR : 0.35f * 0.35f;
 	for (int i = 0; i < 3; i++) {
 		e->P[ESTIM_S_VEL + i][ESTIM_S_VEL + i] = e->tas_last_m_s > c->min_airspeed_m_s ? 25.0f : 0.25f;
 		e->P[ESTIM_S_POS + i][ESTIM_S_POS + i] = 1.0f;

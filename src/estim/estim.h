@@ -346,6 +346,18 @@ int estim_push_mag(struct estim *e, const struct mag_sample *s);
 int estim_push_airspeed(struct estim *e, const struct airspeed_sample *s);
 int estim_push_gps(struct estim *e, const struct gps_fix *f);
 
+/* The declination (true = magnetic + declination, degrees east; the World
+ * Magnetic Model's where the aircraft is) known from now on, with sigma_deg
+ * of uncertainty (0.1..30), replacing mag_declination_deg (NAN: it was
+ * unknown, the earth field's direction being learnt). Before alignment the
+ * alignment takes it. Aligned on the compass: the heading and the earth field
+ * turn together about down onto it (the compass sees no change), the
+ * heading's variance becomes the heading's own relative to the field plus
+ * sigma_deg^2, and the declination constraint holds the field to it from the
+ * next compass sample. Returns 0, or -EINVAL (nothing changed) for a
+ * non-finite or out-of-range argument. */
+int estim_set_declination(struct estim *e, float decl_deg, float sigma_deg);
+
 /* The current-time estimate for the vehicle-state topic. */
 void estim_get_state(const struct estim *e, struct vehicle_state *out);
 /* Innovations, test ratios, variances, counters, health and EKF flags. */

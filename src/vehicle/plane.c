@@ -41,6 +41,7 @@ void plane_params_default(struct plane_params *p)
 	p->rtl_autoland = 0;
 	p->arming_require = 1;
 	p->arming_check = 1;
+	p->arming_magthresh = 100;
 	p->arming_rudder = 1;
 }
 
@@ -292,17 +293,61 @@ static void other_failsafes(struct plane *p, const struct plane_params *pp,
 		force_mode(p, PLANE_CIRCLE, out, "No position estimate: CIRCLE");
 }
 
-static void prearm(struct plane *p, const struct plane_input *in)
+/* ArduPilot's compass field length limits (AP_Arming), milligauss: outside
+ * them the compass reads something else than the earth's field. */
+#define PREARM_MAGFIELD_MIN_MGAUSS 185
+#define PREARM_MAGFIELD_MAX_MGAUSS 875
+#define ARMING_CHECK_ALL 1u
+#define ARMING_CHECK_COMPASS (1u << 2)
+
+/* ArduPilot's pre-arm compass checks: the field's length within limits, and
+ * once the estimate is good and the place known, the field in NED within
+ * ARMING_MAGTHRESH of the world magnetic model's (north and east; down
+ * twice that). NULL, or the problem formatted into p->prearm_text. */
+static const char *compass_problem(struct plane *p, const struct plane_params *pp,
+				   const struct plane_input *in)
 {
-	const char *why = NULL;
-	if (!in->estimator_converged)
-		why = "estimator not converged";
-	else if (!in->gps_fix)
-		why = "GPS: no 3D fix";
-	else if (!in->home_set)
-		why = "home not set";
-	else if (!in->rc_seen)
-		why = "RC not found";
+	uint32_t checks = (uint32_t)pp->arming_check;
+	if (!(checks & (ARMING_CHECK_ALL | ARMING_CHECK_COMPASS)))
+		return NULL;
+	if (!in->mag_seen)
+		return NULL;
+	const float *b = in->mag_body_mgauss;
+	float len = sqrtf(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+	if (!(len >= PREARM_MAGFIELD_MIN_MGAUSS && len <= PREARM_MAGFIELD_MAX_MGAUSS)) {
+		snprintf(p->prearm_text, sizeof(p->prearm_text), "Check mag field: %.0f, max %d, min %d",
+			 (double)len, PREARM_MAGFIELD_MAX_MGAUSS, PREARM_MAGFIELD_MIN_MGAUSS);
+		return p->prearm_text;
+	}
+	float thresh = pp->arming_magthresh;
+	if (!in->estimator_converged || !in->mag_expected_known || !(thresh > 0.0f))
+		return NULL;
+	float d[3];
+	for (int i = 0; i < 3; i++)
+		d[i] = fabsf(in->mag_ned_mgauss[i] - in->mag_expected_ned_mgauss[i]);
+	float xy = fmaxf(d[0], d[1]);
+	if (xy > thresh) {
+		snprintf(p->prearm_text, sizeof(p->prearm_text), "Check mag field (xy diff:%.0f>%.0f)",
+			 (double)xy, (double)thresh);
+		return p->prearm_text;
+	}
+	if (d[2] > 2.0f * thresh) {
+		snprintf(p->prearm_text, sizeof(p->prearm_text), "Check mag field (z diff:%.0f>%.0f)",
+			 (double)d[2], (double)(2.0f * thresh));
+		return p->prearm_text;
+	}
+	return NULL;
+}
+
+static void prearm(struct plane *p, const struct plane_params *pp, const struct plane_input *in)
+{
+	/* The compass's first: a wrong field also keeps the estimate from converging. */
+	const char *why = compass_problem(p, pp, in);
+	if (!why)
+		why = !in->estimator_converged ? "estimator not converged" :
+		      !in->gps_fix ? "GPS: no 3D fix" :
+		      !in->home_set ? "home not set" :
+		      !in->rc_seen ? "RC not found" : NULL;
 	p->v->prearm_problem = why;
 }
 
@@ -341,7 +386,7 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 	memset(out, 0, sizeof(*out));
 	const struct vehicle_state *vs = &in->vs;
 	bool rc_live = in->rc_seen && rc_fresh(in);
-	prearm(p, in);
+	prearm(p, pp, in);
 	if (in->home_set && !p->nav_origin_set) {
 		/* Navigation flies on a plane around home: a mode entered before is set up again. */
 		nav_init(&p->nav, in->home.lat_deg, in->home.lon_deg);

@@ -57,6 +57,7 @@ struct plane_params {
 	float rtl_autoland;                 /* 1, 2: land at DO_LAND_START */
 	float arming_require;               /* 0: the motor may run disarmed (never here) */
 	float arming_check;                 /* 0: no pre-arm checks */
+	float arming_magthresh;             /* mGauss: compass against the world magnetic model; 0 off */
 	float arming_rudder;                /* 0 off, 1 arm by rudder, 2 arm and disarm */
 };
 
@@ -80,6 +81,13 @@ struct plane_input {
 	bool rc_seen;                       /* ... if any ever came */
 	uint64_t gcs_heartbeat_us;          /* last ground-station heartbeat; 0: never */
 	bool gps_fix;                       /* 3D fix */
+	/* The compass, for ArduPilot's pre-arm compass checks, in milligauss: its
+	 * latest field with the estimated hard iron taken off (body axes), that
+	 * turned to NED by the estimated attitude, and the world magnetic model's
+	 * field where the aircraft is (NED). Checked only when said to be there. */
+	bool mag_seen;                      /* mag_body_mgauss and mag_ned_mgauss hold a sample */
+	bool mag_expected_known;            /* mag_expected_ned_mgauss holds the model's field */
+	float mag_body_mgauss[3], mag_ned_mgauss[3], mag_expected_ned_mgauss[3];
 	float batt_voltage_v, batt_used_mah;  /* NAN: unknown */
 	const struct mission *mission;
 	bool home_set;
@@ -128,6 +136,7 @@ struct plane {
 	uint32_t guided_gen;                /* the GUIDED target flown to */
 	uint64_t rudder_since_us;           /* rudder-arming stick held since; 0: not held */
 	char text[96];                      /* storage for plane_output.text */
+	char prearm_text[48];               /* storage for a formatted pre-arm problem */
 };
 
 void plane_init(struct plane *p, struct vehicle *v);

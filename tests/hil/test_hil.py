@@ -48,6 +48,9 @@ WAIT_S = 200
 # disarmed on the ground: the truth, the log and the ground station all see the disarm
 # before the processes are stopped, however the test's polling falls.
 END_LANDED_S = 2.0
+# The flights' date: fulmar-sim's earth field is the World Magnetic Model's at home on it.
+# Its default date is fixed (so tools/demo and hil_demo fly the same world); this is that date.
+SIM_DATE = '2026-12-04'
 
 
 def check(ok, what):
@@ -143,7 +146,8 @@ class Gcs(threading.Thread):
 
 class Flight:
     def __init__(self, fulmard, sim, name, sim_args=(), params=(), realtime=False, gcs=False,
-                 timeline_extra=(), duration=900, daemon_args=()):
+                 timeline_extra=(), duration=900, daemon_args=(), base_params=None,
+                 base_timeline=None):
         self.dir = tempfile.mkdtemp(prefix='fulmar-hil-%s-' % name)
         self.sim_port = free_udp_port()
         self.gcs_port = free_udp_port()
@@ -151,11 +155,11 @@ class Flight:
             f.write('[daemon]\nstate_dir = %s/state\nlog_dir = %s/logs\n'
                     '[mavlink]\nlink0 = udp-server:127.0.0.1:%d\n' % (self.dir, self.dir, self.gcs_port))
         with open(os.path.join(self.dir, 'p.param'), 'w') as f:
-            f.write(open(PARAMS).read())
+            f.write(open(PARAMS).read() if base_params is None else base_params)
             for p in params:
                 f.write(p + '\n')
         with open(os.path.join(self.dir, 'timeline'), 'w') as f:
-            f.write(open(TIMELINE).read())
+            f.write(open(TIMELINE).read() if base_timeline is None else base_timeline)
             for ln in timeline_extra:
                 f.write(ln + '\n')
         self.truth = os.path.join(self.dir, 'truth.csv')
@@ -615,6 +619,82 @@ def case_modes(fulmard, sim, fulmar_log=None):
           (min(man or [0]), max(man or [0])))
 
 
+# Places with large declinations (WMM2025 at 2026-12-04): name, --home, the declination there.
+WMM_PLACES = (('the CMAC field, Australia', '-35.363261,149.165230,584', 12.7),
+              ('Whitehorse, Yukon', '60.72,-135.06,700', 17.8),
+              ('St. John\'s, Newfoundland', '47.56,-52.71,100', -16.3),
+              ('Johannesburg, South Africa', '-26.2,28.0,1700', -20.8),
+              ('Rio de Janeiro, Brazil', '-22.9,-43.2,10', -23.0),
+              ('Christchurch, New Zealand', '-43.53,172.64,40', 24.7),
+              ('Tromso, Norway', '69.65,18.96,10', 11.3))
+
+
+# fulmar-sim's compass hard iron, body x and y (tools/sim/sensors.c: 0.05, -0.03 gauss), nT.
+SIM_HARD_IRON_NT = (5000.0, -3000.0)
+SIM_DATE_YEAR = 2026.0 + 337.0 / 365.0   # SIM_DATE as a decimal year
+spec = importlib.util.spec_from_file_location('wmm_gen', os.path.join(ROOT, 'tools', 'wmm', 'wmm_gen.py'))
+wmm = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(wmm)
+wmm_epoch, _, wmm_coefs = wmm.read_cof(os.path.join(ROOT, 'tools', 'wmm', 'WMM2025.COF'))
+
+
+def case_wmm_arming(fulmard, sim, fulmar_log=None):
+    """Issue 16: with the default parameters (COMPASS_AUTODEC 1) a plane on the ground takes
+    the declination from the world magnetic model at its first 3D fix and arms within 30 s of
+    that fix, wherever it is: the pilot holds the rudder-arming stick from 1 s (fulmard tries
+    every 3 s held), and fulmard's heading is checked against the truth at arming."""
+    # The demonstration's parameters but the declination's (the defaults, as shipped).
+    base = ''.join(ln for ln in open(PARAMS) if not ln.startswith('COMPASS_'))
+    for name, home, decl in WMM_PLACES:
+        f = Flight(fulmard, sim, 'wmm', sim_args=('--home', home, '--heading', '70'),
+                   base_params=base, base_timeline='1 rc 3=1000 4=2000\n', duration=32,
+                   gcs=name == WMM_PLACES[0][0])
+        # 32 simulated seconds: 30 after a fix at the start and the log's time to be written
+        f.wait_end()
+        truth, events, _ = f.stop()
+        said = next(((t, txt) for t, txt in events if txt.startswith('Compass: declination')), None)
+        armed = event_time(events, '^armed$')
+        refused = [txt for _, txt in events if 'PreArm' in txt or 'Check mag' in txt]
+        got = float(re.search(r'declination (-?[\d.]+) deg', said[1]).group(1)) if said else None
+        check(got is not None and abs(got - decl) < 0.5,
+              '%s: declination %s deg from the model at the first fix (%.1f there)' % (name, got, decl))
+        if said is None or armed is None:
+            check(False, '%s: armed (%s; refusals: %s)' % (name, armed, refused[-3:]))
+            continue
+        dt = armed - said[0]
+        check(0 <= dt <= 30.0, '%s: armed %.1f s after the first 3D fix (%.1f s)' % (name, dt, said[0]))
+        if f.gcs:
+            told = [t for t in f.gcs.texts if t.startswith('Compass: declination')]
+            check(told == ['Compass: declination %.1f deg from WMM' % got],
+                  'the ground station is told (STATUSTEXT): %s' % told)
+        conv = event_time(events, 'EKF: converged')
+        print('  %s: estimator converged %.1f s after the fix; refused before arming: %s' % (
+            name, conv - said[0] if conv is not None else float('nan'), sorted(set(refused))))
+        if not fulmar_log:
+            continue
+        logs = os.path.join(f.dir, 'logs')
+        bins = sorted(x for x in os.listdir(logs) if x.endswith('.BIN')) if os.path.isdir(logs) else []
+        att = log_rows(fulmar_log, os.path.join(logs, bins[0]), 'ATT') if bins else []
+        if not att:
+            check(False, '%s: the log holds the attitude at arming' % name)
+            continue
+        t = int(att[0]['TimeUS']) * 1e-6
+        err = (float(att[0]['Yaw']) - at(truth, t)['yaw'] + 180.0) % 360.0 - 180.0
+        # On the ground the compass's hard iron (fulmar-sim's default, tools/sim/sensors.c)
+        # cannot be told from the earth's field: it turns the heading by what it adds to
+        # the horizontal field there, which no declination corrects. The heading is off
+        # by that (from the model's field at home), not by the declination as well.
+        lat, lon, alt = (float(v) for v in home.split(','))
+        X, Y, _ = wmm.field(wmm_coefs, wmm_epoch, lat, lon, alt * 1e-3, SIM_DATE_YEAR)
+        yaw = math.radians(at(truth, t)['yaw'])
+        bx = X * math.cos(yaw) + Y * math.sin(yaw)
+        by = -X * math.sin(yaw) + Y * math.cos(yaw)
+        iron = (math.degrees(math.atan2(by, bx) - math.atan2(by + SIM_HARD_IRON_NT[1], bx + SIM_HARD_IRON_NT[0]))
+                + 180.0) % 360.0 - 180.0
+        check(abs(err - iron) < 4.0, '%s: the heading at arming %.1f deg off the truth, of which '
+              'the hard iron %.1f' % (name, err, iron))
+
+
 def case_gcs_loss(fulmard, sim, fulmar_log=None):
     """In real time: a ground station's heartbeats stop; after FS_LONG_TIMEOUT, RTL
     (FS_LONG_ACTN 1: also from AUTO, where 0 would fly the mission on).
@@ -792,7 +872,7 @@ CASES = {'sensors': case_sensors, 'demo': case_demo, 'windy': case_windy,
          'modes': case_modes, 'gcs_loss': case_gcs_loss, 'log_crash': case_log_crash,
          'determinism': case_determinism, 'log_download': case_log_download,
          'estimator': case_estimator, 'rc_stall': case_rc_stall,
-         'realtime_overload': case_realtime_overload,
+         'realtime_overload': case_realtime_overload, 'wmm_arming': case_wmm_arming,
          'demo_100hz': lambda d, s, l=None: demo_at_rate(d, s, l, 100, 100),
          'demo_200hz': lambda d, s, l=None: demo_at_rate(d, s, l, 200, 200),
          'demo_250hz': lambda d, s, l=None: demo_at_rate(d, s, l, 250, 250),

@@ -279,6 +279,10 @@ def bad_options(env):
         r = Run(env, ["--air-start", bad], peer=False).wait()
         check(r.rc == 2 and ("bad value '%s' for --air-start" % bad) in r.err, "--air-start %s: status %d" % (bad, r.rc))
 
+    # the magnetic model's date: a real one, within WMM2025's life
+    for bad in ("2031-01-01", "2024.9", "2026-02-30", "2026-1-1x", "yesterday"):
+        r = Run(env, ["--date", bad], peer=False).wait()
+        check(r.rc == 2 and "--date" in r.err, "--date %s: status %d" % (bad, r.rc))
 
 @case
 def airframes(env):

@@ -1140,6 +1140,67 @@ static void test_estim_wgs84_conversion_matches_the_ellipsoid(void **state)
 	assert_true(worst < 0.5);
 }
 
+static void test_estim_takes_the_declination_at_run_time_and_converges_on_the_ground(void **state)
+{
+	static struct synth s;
+	struct estim_config c;
+	estim_config_default(&c);   /* declination unknown (NAN) */
+	struct rest_arg a = { 0, 0, 60 * DEG };
+	synth_init(&s, traj_rest, &a, &c);
+	synth_run(&s, 20.0);
+	/* the issue: on the ground an unknown declination leaves the heading
+	 * off by it, its sigma near 20 deg, and arming refused */
+	struct estim_status st;
+	estim_get_status(&s.e, &st);
+	double ea, ey, ep, ev;
+	synth_errors(&s, &ea, &ey, &ep, &ev);
+	print_message("declination unknown after 20 s: yaw error %.2f deg, sigma %.1f deg\n", ey,
+		      D(st.yaw_sigma_rad) / DEG);
+	assert_false(estim_is_converged(&s.e));
+	assert_true(D(st.yaw_sigma_rad) > 10 * DEG);
+	assert_true(fabs(ey - DECL_DEG) < 1.0);
+	/* bad values change nothing */
+	uint32_t resets = st.count.yaw_resets;
+	assert_int_equal(estim_set_declination(&s.e, NAN, 2.0f), -EINVAL);
+	assert_int_equal(estim_set_declination(&s.e, 181.0f, 2.0f), -EINVAL);
+	assert_int_equal(estim_set_declination(&s.e, 10.0f, 0.0f), -EINVAL);
+	assert_int_equal(estim_set_declination(&s.e, 10.0f, NAN), -EINVAL);
+	estim_get_status(&s.e, &st);
+	assert_int_equal(st.count.yaw_resets, resets);
+	assert_true(isnan(s.e.cfg.mag_declination_deg));
+	/* the world magnetic model's declination: the heading turns onto the
+	 * truth at once, its sigma that of the table, and the filter converges */
+	assert_int_equal(estim_set_declination(&s.e, (float)DECL_DEG, 2.0f), 0);
+	estim_get_status(&s.e, &st);
+	assert_int_equal(st.count.yaw_resets, resets + 1);
+	print_message("declination set: yaw sigma %.2f deg\n", D(st.yaw_sigma_rad) / DEG);
+	assert_true(D(st.yaw_sigma_rad) >= 2.0 * DEG && D(st.yaw_sigma_rad) < 6.5 * DEG);
+	synth_errors(&s, &ea, &ey, &ep, &ev);
+	assert_true(ey < 0.5);
+	synth_run(&s, 1.0);
+	assert_true(estim_is_converged(&s.e));
+	synth_run(&s, 10.0);
+	synth_errors(&s, &ea, &ey, &ep, &ev);
+	print_message("10 s on: yaw error %.3f deg\n", ey);
+	assert_true(ey < 0.3 && ea < 0.1);
+	assert_true(estim_is_converged(&s.e));
+}
+
+static void test_estim_aligns_on_a_declination_set_before_alignment(void **state)
+{
+	static struct synth s;
+	struct estim_config c;
+	estim_config_default(&c);
+	struct rest_arg a = { 0, 0, -120 * DEG };
+	synth_init(&s, traj_rest, &a, &c);
+	assert_int_equal(estim_set_declination(&s.e, (float)DECL_DEG, 2.0f), 0);
+	synth_run(&s, 15.0);
+	double ea, ey, ep, ev;
+	synth_errors(&s, &ea, &ey, &ep, &ev);
+	assert_true(ey < 0.3);
+	assert_true(estim_is_converged(&s.e));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1160,6 +1221,8 @@ int main(void)
 		cmocka_unit_test(test_estim_structured_covariance_prediction_equals_the_dense_product),
 		cmocka_unit_test(test_estim_rejects_bad_samples_and_counts_them),
 		cmocka_unit_test(test_estim_wgs84_conversion_matches_the_ellipsoid),
+		cmocka_unit_test(test_estim_takes_the_declination_at_run_time_and_converges_on_the_ground),
+		cmocka_unit_test(test_estim_aligns_on_a_declination_set_before_alignment),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -267,6 +267,78 @@ static void test_plane_names_the_failing_arming_check(void **state)
 	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
 }
 
+static void test_plane_checks_the_compass_field_as_arduplane_does(void **state)
+{
+	setup();
+	char why[96];
+	/* the CMAC field's earth field, NED mGauss, and a compass reading it */
+	const float earth[3] = { 230.0f, 52.0f, -531.0f };
+	in.mag_seen = true;
+	in.mag_expected_known = true;
+	for (int i = 0; i < 3; i++)
+		in.mag_body_mgauss[i] = in.mag_ned_mgauss[i] = in.mag_expected_ned_mgauss[i] = earth[i];
+	run(0.01, true);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
+	vehicle_arm(&v, false, false, 0, why, sizeof(why));
+	/* too weak or too strong a field: its length against 185..875 mGauss,
+	 * before anything else */
+	const float len_bad[][3] = { { 100, 50, 50 }, { 600, 300, -600 }, { NAN, 0, 0 } };
+	for (size_t k = 0; k < 3; k++) {
+		memcpy(in.mag_body_mgauss, len_bad[k], sizeof(in.mag_body_mgauss));
+		in.estimator_converged = false;
+		run(0.01, true);
+		assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), -EPERM);
+		assert_non_null(strstr(why, "PreArm: Check mag field: "));
+		assert_non_null(strstr(why, ", max 875, min 185"));
+		in.estimator_converged = true;
+	}
+	memcpy(in.mag_body_mgauss, earth, sizeof(in.mag_body_mgauss));
+	/* north or east off the model by more than ARMING_MAGTHRESH (100) */
+	in.mag_ned_mgauss[1] = earth[1] + 130.0f;
+	run(0.01, true);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "PreArm: Check mag field (xy diff:130>100)");
+	/* down: twice the threshold */
+	in.mag_ned_mgauss[1] = earth[1] + 90.0f;
+	in.mag_ned_mgauss[2] = earth[2] - 190.0f;
+	run(0.01, true);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
+	vehicle_arm(&v, false, false, 0, why, sizeof(why));
+	in.mag_ned_mgauss[2] = earth[2] - 210.0f;
+	run(0.01, true);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "PreArm: Check mag field (z diff:210>200)");
+	/* the comparison waits for a converged estimate and a place; ARMING_MAGTHRESH
+	 * 0 turns it off, ARMING_CHECK without the compass bit (4) all of it */
+	in.estimator_converged = false;
+	run(0.01, true);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "PreArm: estimator not converged");
+	in.estimator_converged = true;
+	in.mag_expected_known = false;
+	run(0.01, true);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
+	vehicle_arm(&v, false, false, 0, why, sizeof(why));
+	in.mag_expected_known = true;
+	pp.arming_magthresh = 0;
+	run(0.01, true);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
+	vehicle_arm(&v, false, false, 0, why, sizeof(why));
+	pp.arming_magthresh = 100;
+	in.mag_body_mgauss[0] = 2000.0f;
+	pp.arming_check = 8;
+	run(0.01, true);
+	assert_int_equal(vehicle_arm(&v, true, false, 8, why, sizeof(why)), 0);
+	vehicle_arm(&v, false, false, 0, why, sizeof(why));
+	pp.arming_check = 4;
+	run(0.01, true);
+	assert_int_equal(vehicle_arm(&v, true, false, 4, why, sizeof(why)), -EPERM);
+	/* no compass sample yet: nothing to check */
+	in.mag_seen = false;
+	run(0.01, true);
+	assert_int_equal(vehicle_arm(&v, true, false, 4, why, sizeof(why)), 0);
+}
+
 static void test_plane_arms_by_rudder_after_three_seconds(void **state)
 {
 	setup();
@@ -366,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_plane_low_battery_lands_at_the_land_sequence),
 		cmocka_unit_test(test_plane_without_position_circles),
 		cmocka_unit_test(test_plane_names_the_failing_arming_check),
+		cmocka_unit_test(test_plane_checks_the_compass_field_as_arduplane_does),
 		cmocka_unit_test(test_plane_arms_by_rudder_after_three_seconds),
 		cmocka_unit_test(test_plane_guided_flies_to_the_target),
 		cmocka_unit_test(test_plane_deferred_navigation_flies_on_its_last_demands),

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "wmm_field.h"
 #include "world.h"
 
 #define DEG (M_PI / 180.0)
@@ -495,6 +496,34 @@ static void test_sim_world_truth_is_deterministic_and_well_formed(void **state)
 	assert_string_not_equal(a[99], b);
 }
 
+static void test_sim_world_takes_the_earth_field_from_the_magnetic_model_at_home(void **state)
+{
+	struct sim_world_config c;
+	sim_world_config_default(&c);
+	/* the default keeps the sensors' configured field */
+	assert_int_equal(sim_world_init(&w, &c, NULL), 0);
+	assert_true(w.cfg.sensors.mag_declination_deg == 12.5);
+	/* Christchurch on a date: the full model's field there */
+	c.home = (struct sim_lla){ -43.53, 172.64, 40.0 };
+	c.mag_year = 2027.25;
+	assert_int_equal(sim_world_init(&w, &c, NULL), 0);
+	struct sim_wmm f;
+	assert_int_equal(sim_wmm_field(-43.53, 172.64, 40.0, 2027.25, &f), 0);
+	assert_true(w.cfg.sensors.mag_declination_deg == f.decl_deg);
+	assert_true(w.cfg.sensors.mag_inclination_deg == f.incl_deg);
+	assert_true(fabs(w.cfg.sensors.mag_field_gauss - f.f_nt * 1e-5) < 1e-12);
+	assert_true(f.decl_deg > 24.0 && f.decl_deg < 26.0);
+	/* the compass sees it: the field's length, less the hard iron, at rest */
+	sim_world_step(&w, &out);
+	for (int i = 0; i < 200; i++)
+		sim_world_step(&w, &out);
+	struct v3 m = v3_sub(w.pub.mag.field_gauss, w.cfg.sensors.mag_hard_iron_gauss);
+	assert_true(fabs(v3_norm(m) - f.f_nt * 1e-5) < 0.01);
+	/* outside the model's life: refused */
+	c.mag_year = 2031.0;
+	assert_int_equal(sim_world_init(&w, &c, NULL), -EINVAL);
+}
+
 static void test_sim_world_rejects_an_imu_rate_that_does_not_divide_a_second(void **state)
 {
 	struct sim_world_config c;
@@ -527,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_sim_world_throttle_is_0_to_1_and_off_while_disarmed),
 		cmocka_unit_test(test_sim_world_elevons_and_vtails_fly_as_the_surfaces_they_mix),
 		cmocka_unit_test(test_sim_world_truth_is_deterministic_and_well_formed),
+		cmocka_unit_test(test_sim_world_takes_the_earth_field_from_the_magnetic_model_at_home),
 		cmocka_unit_test(test_sim_world_rejects_an_imu_rate_that_does_not_divide_a_second),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,9 @@
  *   (1.2 Pa; 1.5 Pa used), a 50 ms lag for its conversion and filtering.
  * - Magnetometer: Honeywell HMC5883L datasheet noise floor 2 mGauss; earth field
  *   at the CMAC field from the World Magnetic Model (about 12.5 deg E
- *   declination, -66 deg inclination, 0.575 Gauss), rounded.
+ *   declination, -66 deg inclination, 0.575 Gauss), rounded; fulmar-sim
+ *   replaces it with the full model's at its home on its date
+ *   (sim_world_config.mag_year, wmm_field.h).
  * - GPS: u-blox NEO-M8N datasheet, 2.5 m CEP horizontal (about 1.5 m sigma per
  *   axis), velocity 0.05 m/s (0.1 m/s used), 5 Hz; latency 150 ms.
  * - Airspeed: TE MS4525DO, about 1.5 Pa of noise at this bandwidth.

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "wmm_field.h"
+
 #define DEG (M_PI / 180.0)
 
 void sim_world_config_default(struct sim_world_config *c)
@@ -113,6 +115,14 @@ int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 	w->cfg.sensors.seed = cfg->seed;
 	w->cfg.sensors.imu_rate_hz = cfg->imu_hz;
 	w->cfg.wind.seed = cfg->seed;
+	if (cfg->mag_year != 0.0) {
+		struct sim_wmm f;
+		if (sim_wmm_field(cfg->home.lat_deg, cfg->home.lon_deg, cfg->home.alt_m, cfg->mag_year, &f))
+			return -EINVAL;
+		w->cfg.sensors.mag_declination_deg = f.decl_deg;
+		w->cfg.sensors.mag_inclination_deg = f.incl_deg;
+		w->cfg.sensors.mag_field_gauss = f.f_nt * 1e-5;
+	}
 	if (w->cfg.launch.ramp_s > 0.5 * w->cfg.launch.duration_s)
 		w->cfg.launch.ramp_s = 0.5 * w->cfg.launch.duration_s;
 

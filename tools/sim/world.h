@@ -73,6 +73,10 @@ struct sim_world_config {
 	 * at the pitch of level trim at that speed. */
 	bool air_start;
 	double air_start_alt_m, air_start_speed_m_s;
+	/* The earth's magnetic field: 0 keeps the sensors' configured one
+	 * (sensors.mag_declination_deg ...); a decimal year (2025.0..2030.0)
+	 * sets it to the World Magnetic Model's at home on that date (wmm_field.h). */
+	double mag_year;
 	uint64_t seed;
 	unsigned int imu_hz;                 /* physics steps per second; divides 1000000 */
 	double rc_rate_hz;                   /* HIL_RC_INPUTS_RAW */

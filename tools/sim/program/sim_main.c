@@ -29,6 +29,7 @@
 
 #include "hil.h"
 #include "perf.h"
+#include "wmm_field.h"
 #include "util/spin.h"
 
 enum {
@@ -154,6 +155,11 @@ static void usage(FILE *f)
 	      "World:\n"
 	      "  --seed N               random seed (default 1)\n"
 	      "  --home LAT,LON,ALT     home (default the CMAC field, -35.363261,149.165230,584)\n"
+	      "  --date DATE            the flight's date, YYYY-MM-DD or a decimal year, 2025.0-2030.0:\n"
+	      "                         the earth's magnetic field is the World Magnetic Model's\n"
+	      "                         (WMM2025) at home on it; 'today': today's, UTC (default\n"
+	      "                         2026-12-04, fixed so that a command flies the same flight\n"
+	      "                         on any day)\n"
 	      "  --heading DEG          where the nose points at the start (default 0, north)\n"
 	      "  --wind SPEED,FROM_DEG  steady wind\n"
 	      "  --gusts MAX            random 1-cosine gusts up to MAX m/s\n"
@@ -200,6 +206,37 @@ static bool parse_list(const char *s, int n, double *out)
 	return tok == NULL;
 }
 
+/* "YYYY-MM-DD" or a decimal year, within the magnetic model's life. */
+/* Today (UTC) as a decimal year, held within the model's life. */
+static double today_year(void)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	if (now == (time_t)-1 || !gmtime_r(&now, &tm))
+		return SIM_WMM_FIRST_YEAR;
+	double x = sim_wmm_decimal_year(tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+	if (x < SIM_WMM_FIRST_YEAR)
+		return SIM_WMM_FIRST_YEAR;
+	return x > SIM_WMM_LAST_YEAR ? SIM_WMM_LAST_YEAR : x;
+}
+
+static bool parse_date(const char *s, double *year)
+{
+	int y, m, d;
+	char end;
+	double x;
+	if (strcmp(s, "today") == 0)
+		x = today_year();
+	else if (sscanf(s, "%4d-%2d-%2d%c", &y, &m, &d, &end) == 3)
+		x = sim_wmm_decimal_year(y, m, d);
+	else if (!parse_num(s, 1900, 2200, &x))
+		return false;
+	if (!(x >= SIM_WMM_FIRST_YEAR && x <= SIM_WMM_LAST_YEAR))
+		return false;
+	*year = x;
+	return true;
+}
+
 static int read_file(const char *path, char **text, size_t *len)
 {
 	FILE *f = fopen(path, "r");
@@ -243,7 +280,8 @@ enum {
 	OPT_DURATION, OPT_TIMEOUT, OPT_WAIT, OPT_START_TIMEOUT, OPT_SEED, OPT_HOME, OPT_HEADING,
 	OPT_WIND, OPT_GUSTS, OPT_TURB, OPT_GPS_LATENCY, OPT_THROW_AT, OPT_RC_MODE, OPT_FAULTS,
 	OPT_FAULT, OPT_TRUTH, OPT_TRUTH_HZ, OPT_STATUS_HZ, OPT_ALL_FRESH, OPT_GPS_HZ, OPT_SPIN_US,
-	OPT_CPU_DMA_LATENCY, OPT_END_LANDED, OPT_AIRFRAME, OPT_AIR_START, OPT_FIGURES, OPT_HELP,
+	OPT_CPU_DMA_LATENCY, OPT_END_LANDED, OPT_AIRFRAME, OPT_AIR_START, OPT_FIGURES, OPT_DATE,
+	OPT_HELP,
 };
 
 static int parse_options(struct sim *s, int argc, char **argv)
@@ -263,6 +301,7 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		{ "start-timeout", required_argument, NULL, OPT_START_TIMEOUT },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "home", required_argument, NULL, OPT_HOME },
+		{ "date", required_argument, NULL, OPT_DATE },
 		{ "heading", required_argument, NULL, OPT_HEADING },
 		{ "wind", required_argument, NULL, OPT_WIND },
 		{ "gusts", required_argument, NULL, OPT_GUSTS },
@@ -297,6 +336,7 @@ static int parse_options(struct sim *s, int argc, char **argv)
 	o->frame_hz = 250;
 	o->spin_us = 200;
 	sim_timeline_init(&s->tl);
+	wc->mag_year = sim_wmm_decimal_year(2026, 12, 4);
 	unsigned int n_fault = 0;
 	char err[256];
 	int c;
@@ -335,6 +375,7 @@ static int parse_options(struct sim *s, int argc, char **argv)
 				  v[2] > -500.0 && v[2] < 9000.0))
 				wc->home = (struct sim_lla){ v[0], v[1], v[2] };
 			break;
+		case OPT_DATE: ok = parse_date(a, &wc->mag_year); break;
 		case OPT_HEADING: ok = parse_num(a, -360, 360, &wc->heading_deg); break;
 		case OPT_WIND:
 			if ((ok = parse_list(a, 2, v) && v[0] >= 0.0 && v[0] <= 100.0)) {
@@ -399,11 +440,11 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		default: usage(stderr); return -EINVAL;
 		}
 		if (!ok) {
-			const char *name = "?";
-			for (const struct option *l = lo; l->name; l++)
-				if (l->val == c)
-					name = l->name;
-			say("bad value '%s' for --%s (see --help)", a, name);
+			/* the option's name by its value: lo's order need not be the enum's */
+			const struct option *op = lo;
+			while (op->name && op->val != c)
+				op++;
+			say("bad value '%s' for --%s (see --help)", a, op->name ? op->name : "?");
 			return -EINVAL;
 		}
 	}
@@ -1152,6 +1193,12 @@ int main(int argc, char **argv)
 	if (sim_world_init(&s->world, &s->opt.world, &s->tl)) {
 		say("bad world configuration");
 		return EXIT_USAGE;
+	}
+	{
+		const struct sim_sensors_config *sc = &s->world.cfg.sensors;
+		say("earth field at home (World Magnetic Model WMM2025, %.3f): declination %.2f deg, "
+		    "inclination %.2f deg, %.4f gauss", s->opt.world.mag_year, sc->mag_declination_deg,
+		    sc->mag_inclination_deg, sc->mag_field_gauss);
 	}
 	sim_hil_init(&s->hil, &s->world, s->opt.sysid, s->opt.compid);
 	s->hil.all_fresh = s->opt.all_fresh;
