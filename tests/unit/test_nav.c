@@ -649,8 +649,10 @@ static void test_steer_turns_toward_the_heading_and_holds_its_integral_when_stan
 	assert_false(steer_on_ground(&p, 6.0f));
 }
 
-/* A takeoff from a runway heading north: the motor runs at once (no throw to wait for). */
-static void runway_takeoff(struct nav *n, struct nav_params *p, const struct sim_lla *home)
+/* A takeoff from a runway heading north: the motor runs at once (no throw to wait for);
+ * its first step, at rest, in *out. */
+static void runway_takeoff(struct nav *n, struct nav_params *p, const struct sim_lla *home,
+			   const float *acc, struct nav_output *out)
 {
 	nav_params_default(p);
 	p->steer.ground_steer_alt = 5.0f;
@@ -660,6 +662,8 @@ static void runway_takeoff(struct nav *n, struct nav_params *p, const struct sim
 	p->tkoff_thr_slew = 20.0f;
 	nav_init(n, home->lat_deg, home->lon_deg);
 	nav_set_takeoff(n, 12.0f, 50.0f);
+	struct vehicle_state vs = vs_at(home, 0, 0, 0.0f, 0, 0);
+	nav_update(n, p, &vs, acc, 0.01f, out);
 }
 
 static void test_nav_runway_takeoff_holds_the_tail_then_levels_then_rotates(void **state)
@@ -668,16 +672,14 @@ static void test_nav_runway_takeoff_holds_the_tail_then_levels_then_rotates(void
 	struct sim_lla home = sim_home_default();
 	struct nav_params p;
 	struct nav n;
-	runway_takeoff(&n, &p, &home);
 	struct nav_output out;
 	float acc[3] = { 2.0f, 0.0f, -9.8f };
-	struct vehicle_state vs = vs_at(&home, 0, 0, 0.0f, 0, 0);
-	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	runway_takeoff(&n, &p, &home, acc, &out);
 	assert_true(out.launched);
 	assert_near(out.throttle_slew, 20.0, 0.0);
 	assert_true(out.elevator_hold);
 	assert_near(out.elevator, 1.0, 1e-6);             /* full up: the tail wheel pressed down */
-	vs = vs_at(&home, 20, 0, 0.0f, 9, 0);               /* past TDRAG_SPD1, short of ROTATE_SPD */
+	struct vehicle_state vs = vs_at(&home, 20, 0, 0.0f, 9, 0);  /* past TDRAG_SPD1, short of ROTATE_SPD */
 	nav_update(&n, &p, &vs, acc, 0.01f, &out);
 	assert_false(out.elevator_hold);
 	assert_near(out.nav_pitch_rad, 0.0, 1e-6);
@@ -696,14 +698,12 @@ static void test_nav_runway_takeoff_steers_back_to_the_runway_heading_below_grou
 	struct sim_lla home = sim_home_default();
 	struct nav_params p;
 	struct nav n;
-	runway_takeoff(&n, &p, &home);
 	struct nav_output out;
 	float acc[3] = { 2.0f, 0.0f, -9.8f };
-	struct vehicle_state vs = vs_at(&home, 0, 0, 0.0f, 0, 0);
-	nav_update(&n, &p, &vs, acc, 0.01f, &out);   /* the runway: the nose's heading, north */
+	runway_takeoff(&n, &p, &home, acc, &out);   /* the runway: the nose's heading, north */
 	assert_true(out.ground_steering);
 	/* swung 15 degrees left of the runway: right rudder */
-	vs = vs_at(&home, 10, 0, 0.0f, 6, 0);
+	struct vehicle_state vs = vs_at(&home, 10, 0, 0.0f, 6, 0);
 	vs.yaw_rad = -15.0f * D2R;
 	nav_update(&n, &p, &vs, acc, 0.01f, &out);
 	assert_true(out.ground_steering);
