@@ -53,3 +53,6 @@ DEPS_BENCH=(rt-tests "${DEPS_LOAD[@]}")
 # ABI, and uses that busybox's depmod and cpio. libelf1 and libssl3 are what
 # the unpacked linux-kbuild tools link against (objtool needs libelf).
 DEPS_KERNEL=(qemu-system-x86 xz-utils make gcc-12 libelf1 libssl3)
+# Flight campaigns (tools/campaign): GNU parallel runs the flights, here or on a
+# build farm's machines (--sshloginfile), rsync carries the kit there and back.
+DEPS_CAMPAIGN=(parallel rsync python3)

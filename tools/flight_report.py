@@ -215,6 +215,7 @@ def score(truth, mission, events, cruise_m_s):
             asp.append(r['as'] - cruise_m_s)
             when.append(r['t'])
     s['xtrack_rms_m'] = rms(xt)
+    s['xtrack_max_m'] = max((abs(x) for x in xt), default=float('nan'))
     s['alt_rms_m'] = rms(ht)
     # Dead reckoning: from the estimator's "GPS lost" until it takes GPS back, the worst
     # cross-track and height error on the straight legs (NaN when it kept its GPS).
@@ -252,6 +253,9 @@ def score(truth, mission, events, cruise_m_s):
         else:
             un, ue = 1.0, 0.0
         s['touchdown_t'] = td['t']
+        s['touchdown_n_m'], s['touchdown_e_m'] = td['n'] - ln, td['e'] - le
+        # where the final approach heads (from the last waypoint to the land point)
+        s['approach_bearing_deg'] = math.degrees(math.atan2(ue, un)) % 360
         s['touchdown_along_m'] = (td['n'] - ln) * un + (td['e'] - le) * ue
         s['touchdown_cross_m'] = (td['n'] - ln) * ue - (td['e'] - le) * un
     last = truth[-1]
