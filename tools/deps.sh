@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Sourced by tools/demo, tools/test and tools/bench-timing: installs the Debian
+# Sourced by tools/demo, tools/test, tools/bench-timing and tools/campaign: installs the Debian
 # packages a step needs when they are missing, saying what it installs.
 #   deps_need PACKAGE...      (PACKAGE may be name:armhf)
 
