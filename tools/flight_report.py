@@ -10,7 +10,10 @@ flown and fulmard's log.
 
 `report` prints the summary (flight time, distance, laps, touchdown error,
 tracking errors, loop timing) and, with --check, compares it with the flight
-quality the project holds itself to (exit 1 naming what failed). `follow`
+quality the project holds itself to (exit 1 naming what failed); --json writes
+every figure score() gives, those only tools/campaign reads too (the worst
+cross-track xtrack_max_m, the touchdown north and east of the land point,
+the final approach's bearing). `follow`
 shows the flight's progress while it flies. `demo-world` prints the
 demonstration flight's seed, wind and turbulence (DEMO_WORLD) for tools/demo.
 Standard library only.
