@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Sourced by tools/demo, tools/test and tools/bench-timing: installs the Debian
+# Sourced by tools/demo, tools/test, tools/bench-timing and tools/campaign: installs the Debian
 # packages a step needs when they are missing, saying what it installs.
 #   deps_need PACKAGE...      (PACKAGE may be name:armhf)
 
@@ -53,3 +53,6 @@ DEPS_BENCH=(rt-tests "${DEPS_LOAD[@]}")
 # ABI, and uses that busybox's depmod and cpio. libelf1 and libssl3 are what
 # the unpacked linux-kbuild tools link against (objtool needs libelf).
 DEPS_KERNEL=(qemu-system-x86 xz-utils make gcc-12 libelf1 libssl3)
+# Flight campaigns (tools/campaign): GNU parallel runs the flights, here or on a
+# build farm's machines (--sshloginfile), rsync carries the kit there and back.
+DEPS_CAMPAIGN=(parallel rsync python3)

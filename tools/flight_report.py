@@ -10,7 +10,10 @@ flown and fulmard's log.
 
 `report` prints the summary (flight time, distance, laps, touchdown error,
 tracking errors, loop timing) and, with --check, compares it with the flight
-quality the project holds itself to (exit 1 naming what failed). `follow`
+quality the project holds itself to (exit 1 naming what failed); --json writes
+every figure score() gives, those only tools/campaign reads too (the worst
+cross-track xtrack_max_m, the touchdown north and east of the land point,
+the final approach's bearing). `follow`
 shows the flight's progress while it flies. `demo-world` prints the
 demonstration flight's seed, wind and turbulence (DEMO_WORLD) for tools/demo.
 Standard library only.
@@ -215,6 +218,7 @@ def score(truth, mission, events, cruise_m_s):
             asp.append(r['as'] - cruise_m_s)
             when.append(r['t'])
     s['xtrack_rms_m'] = rms(xt)
+    s['xtrack_max_m'] = max((abs(x) for x in xt), default=float('nan'))
     s['alt_rms_m'] = rms(ht)
     # Dead reckoning: from the estimator's "GPS lost" until it takes GPS back, the worst
     # cross-track and height error on the straight legs (NaN when it kept its GPS).
@@ -252,6 +256,9 @@ def score(truth, mission, events, cruise_m_s):
         else:
             un, ue = 1.0, 0.0
         s['touchdown_t'] = td['t']
+        s['touchdown_n_m'], s['touchdown_e_m'] = td['n'] - ln, td['e'] - le
+        # where the final approach heads (from the last waypoint to the land point)
+        s['approach_bearing_deg'] = math.degrees(math.atan2(ue, un)) % 360
         s['touchdown_along_m'] = (td['n'] - ln) * un + (td['e'] - le) * ue
         s['touchdown_cross_m'] = (td['n'] - ln) * ue - (td['e'] - le) * un
     last = truth[-1]
