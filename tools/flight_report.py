@@ -163,6 +163,11 @@ def rms(xs):
     return math.sqrt(sum(x * x for x in xs) / len(xs)) if xs else float('nan')
 
 
+# The height (above the ground) a flight must have reached before a ground contact counts
+# as its touchdown.
+TOUCHDOWN_AFTER_M = 5.0
+
+
 def score(truth, mission, events, cruise_m_s):
     s = {}
     air = [r for r in truth if r['phase'] == 'air']
@@ -170,12 +175,15 @@ def score(truth, mission, events, cruise_m_s):
     s['crashed'] = any(r['crashed'] for r in truth)
     armed_rows = [r for r in truth if r['armed']]
     home_h = armed_rows[0]['h'] if armed_rows else 0.0   # home is where it was armed
-    # touchdown: the first ground contact after flying
+    # touchdown: the first ground contact after flying, and after having climbed above
+    # TOUCHDOWN_AFTER_M (a wheeled takeoff may touch again as it lifts off: no touchdown);
+    # a flight that never climbed so high: its first contact after flying
     td = None
-    for i, r in enumerate(truth):
-        if r['phase'] == 'ground' and i > 0 and truth[i - 1]['phase'] == 'air':
-            td = r
-            break
+    contacts = [r for i, r in enumerate(truth)
+                if r['phase'] == 'ground' and i > 0 and truth[i - 1]['phase'] == 'air']
+    climbed_t = next((r['t'] for r in air if r['h'] > TOUCHDOWN_AFTER_M), None)
+    if contacts:
+        td = next((r for r in contacts if climbed_t is not None and r['t'] > climbed_t), contacts[0])
     s['flight_time_s'] = (td['t'] if td else truth[-1]['t']) - (launch_t or 0.0)
     dist = 0.0
     for a, b in zip(air, air[1:]):
