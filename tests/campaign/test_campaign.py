@@ -4,7 +4,10 @@
 lands safely and within the bounds measured for today's autopilot; a style whose simulator
 will not start is reported as not flown (exit 2), never hidden; bad options are refused.
 
-  test_campaign.py CAMPAIGN BUILD_DIR OUT_DIR
+  test_campaign.py CAMPAIGN BUILD_DIR OUT_DIR [farm]
+
+With 'farm', also two flights through --sshloginfile (a stand-in ssh, GNU parallel's
+rsync): meson test campaign_farm, suite 'farm', which tools/test runs only with --long.
 
 Exit 0 passed, 1 failed, 77 skipped (no GNU parallel: tools/test installs it).
 Standard library only.
@@ -44,9 +47,10 @@ LIMITS = [
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5) or sys.argv[4:] not in ([], ['farm']):
         sys.exit(__doc__)
-    campaign, build, out = sys.argv[1:]
+    campaign, build, out = sys.argv[1:4]
+    farm_too = sys.argv[4:] == ['farm']
     if not shutil.which('parallel'):
         print('SKIP: GNU parallel is not installed (apt-get install parallel; tools/test installs it)')
         sys.exit(77)
@@ -110,53 +114,54 @@ def main():
     check(r2.returncode == 0 and r2.stdout == first and first.strip() in r.stdout,
           'tools/campaign summary gives the same statistics from the files')
 
-    # The build farm's way (--sshloginfile): this machine (':') and one worker reached
-    # through a stand-in for ssh that runs what it is given in a home directory of its own,
-    # so the kit goes there and the flight comes back by GNU parallel's rsync as from
-    # another machine. Two flights of the same world, cut short after 60 s (a style of the
-    # styles file: never landed, so status 1): one flies here, one there, and lock-step,
-    # their truths are the same to the byte.
-    farm = os.path.join(out, 'farm')
-    here, there = os.path.join(farm, 'here'), os.path.join(farm, 'there')
-    os.makedirs(here)
-    os.makedirs(there)
-    ssh = os.path.join(farm, 'ssh')
-    with open(ssh, 'w') as f:
-        f.write('#!/bin/bash\n# ssh [OPTIONS] HOST [--] COMMAND: COMMAND run in the worker\'s home\n'
-                'while [[ $1 == -* ]]; do case $1 in -o|-l|-p|-i) shift ;; esac; shift; done\n'
-                'shift; [ "${1:-}" = -- ] && shift\n'
-                'cd %s && HOME=%s exec bash -c "$*"\n' % (there, there))
-    os.chmod(ssh, 0o755)
-    with open(os.path.join(farm, 'workers'), 'w') as f:
-        f.write('1/:\n1/worker1\n')
-    with open(sf) as f:
-        st = json.load(f)
-    st['short/60s'] = dict(st['bad/start'], sim_args=['--duration', '60'])
-    with open(sf, 'w') as f:
-        json.dump(st, f)
-    r3 = subprocess.run([sys.executable, campaign, '--build', build, '--styles-file', sf, '--styles', 'short/60s',
-                         '--seeds', '7,7', '--winds', '5', '--dirs', '90', '--turbulence', '3',
-                         '--hang-s', '100', '--out', os.path.join(here, 'c'),
-                         '--sshloginfile', os.path.join(farm, 'workers'), '--ssh', ssh],
-                        capture_output=True, text=True, env=dict(os.environ, HOME=here))
-    print(r3.stdout, r3.stderr)
-    truths = []
-    for n in ('f001-short_60s-s7-w5d90-t3', 'f002-short_60s-s7-w5d90-t3'):
+    if farm_too:
+        # The build farm's way (--sshloginfile): this machine (':') and one worker reached
+        # through a stand-in for ssh that runs what it is given in a home directory of its own,
+        # so the kit goes there and the flight comes back by GNU parallel's rsync as from
+        # another machine. Two flights of the same world, cut short after 60 s (a style of the
+        # styles file: never landed, so status 1): one flies here, one there, and lock-step,
+        # their truths are the same to the byte.
+        farm = os.path.join(out, 'farm')
+        here, there = os.path.join(farm, 'here'), os.path.join(farm, 'there')
+        os.makedirs(here)
+        os.makedirs(there)
+        ssh = os.path.join(farm, 'ssh')
+        with open(ssh, 'w') as f:
+            f.write('#!/bin/bash\n# ssh [OPTIONS] HOST [--] COMMAND: COMMAND run in the worker\'s home\n'
+                    'while [[ $1 == -* ]]; do case $1 in -o|-l|-p|-i) shift ;; esac; shift; done\n'
+                    'shift; [ "${1:-}" = -- ] && shift\n'
+                    'cd %s && HOME=%s exec bash -c "$*"\n' % (there, there))
+        os.chmod(ssh, 0o755)
+        with open(os.path.join(farm, 'workers'), 'w') as f:
+            f.write('1/:\n1/worker1\n')
+        with open(sf) as f:
+            st = json.load(f)
+        st['short/60s'] = dict(st['bad/start'], sim_args=['--duration', '60'])
+        with open(sf, 'w') as f:
+            json.dump(st, f)
+        r3 = subprocess.run([sys.executable, campaign, '--build', build, '--styles-file', sf, '--styles', 'short/60s',
+                             '--seeds', '7,7', '--winds', '5', '--dirs', '90', '--turbulence', '3',
+                             '--hang-s', '100', '--out', os.path.join(here, 'c'),
+                             '--sshloginfile', os.path.join(farm, 'workers'), '--ssh', ssh],
+                            capture_output=True, text=True, env=dict(os.environ, HOME=here))
+        print(r3.stdout, r3.stderr)
+        truths = []
+        for n in ('f001-short_60s-s7-w5d90-t3', 'f002-short_60s-s7-w5d90-t3'):
+            try:
+                with open(os.path.join(here, 'c', 'flights', n, 'truth.csv'), 'rb') as f:
+                    truths.append(f.read())
+            except OSError as e:
+                truths.append(str(e).encode())
         try:
-            with open(os.path.join(here, 'c', 'flights', n, 'truth.csv'), 'rb') as f:
-                truths.append(f.read())
-        except OSError as e:
-            truths.append(str(e).encode())
-    try:
-        with open(os.path.join(here, 'c', 'joblog.txt')) as f:
-            hosts = sorted(ln.split('\t')[1] for ln in f.read().strip().split('\n')[1:])
-    except (OSError, IndexError):
-        hosts = []
-    check(r3.returncode == 1 and 'never landed' in r3.stdout and hosts == [':', 'worker1']
-          and os.path.isdir(os.path.join(there, 'c', 'kit', 'bin'))
-          and len(truths[0]) > 100000 and truths[0] == truths[1],
-          'through --sshloginfile: flown on %s, the kit sent, the flights back, their truths the same '
-          '(%d and %d bytes), status %d' % (hosts, len(truths[0]), len(truths[1]), r3.returncode))
+            with open(os.path.join(here, 'c', 'joblog.txt')) as f:
+                hosts = sorted(ln.split('\t')[1] for ln in f.read().strip().split('\n')[1:])
+        except (OSError, IndexError):
+            hosts = []
+        check(r3.returncode == 1 and 'never landed' in r3.stdout and hosts == [':', 'worker1']
+              and os.path.isdir(os.path.join(there, 'c', 'kit', 'bin'))
+              and len(truths[0]) > 100000 and truths[0] == truths[1],
+              'through --sshloginfile: flown on %s, the kit sent, the flights back, their truths the same '
+              '(%d and %d bytes), status %d' % (hosts, len(truths[0]), len(truths[1]), r3.returncode))
     sys.exit(1 if failures else 0)
 
 
