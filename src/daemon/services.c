@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/board_io.h"
 #include "daemon/flight.h"
 #include "daemon/flightlog.h"
 #include "daemon/links.h"
@@ -45,6 +46,7 @@ static struct services {
 	struct gcs gcs;
 	struct vehicle vehicle;         /* main thread */
 	const struct sensor_hub *hub;   /* for SYS_STATUS's health; NULL: none */
+	const struct board_io *bio;     /* the board's drivers; NULL: HIL */
 	int arming_check_idx;
 	int log_backend_idx;            /* LOG_BACKEND_TYPE */
 	_Atomic int exit_request;       /* enum gcs_exit_request: main writes, leader reads */
@@ -347,6 +349,9 @@ static void fill_health(struct gcs_inputs *in, uint64_t now_us)
 		.armed = v->armed,
 		.mode = v->mode,
 	};
+	if (sv.bio)
+		board_io_sensor_bits(sv.bio, now_us, &h.board_present, &h.board_enabled,
+				     &h.board_health);
 	/* Freshness on the samples' own clock (the simulator's, in real-time HIL). */
 	if (sv.hub) {
 		uint64_t src;
@@ -490,10 +495,11 @@ int services_exit_request(void)
 	return atomic_load(&sv.exit_request);
 }
 
-int services_add_tasks(struct sched *s, const struct sensor_hub *hub)
+int services_add_tasks(struct sched *s, const struct sensor_hub *hub, const struct board_io *bio)
 {
 	sv.sched = s;
 	sv.hub = hub;
+	sv.bio = bio;
 	/* Budget: its longest runs in real-time HIL with a ground station, with room. */
 	sv.gcs_work = (struct sched_work){ .name = "ground-station services", .thread = SCHED_MAIN,
 					   .shed = SCHED_SHED_FIRST, .budget_us = 300,

@@ -25,6 +25,9 @@
  * - geofence: fulmar has no fence, so neither present nor enabled, and healthy
  *   (ArduPilot's bit means "not breached"; a clear bit reads as a breach).
  *
+ * On a board, the drivers' account of the devices they drive is combined in:
+ * present and enabled as the board says, healthy only when both say so.
+ *
  * Pure: times are arguments. Main thread.
  */
 #ifndef FULMAR_MAVLINK_GCS_HEALTH_H
@@ -74,6 +77,10 @@ struct gcs_health_in {
 	bool prearm_ok;                /* the pre-arm checks pass */
 	bool armed;
 	enum plane_mode mode;
+	/* A board's drivers' own account (board_io_sensor_bits; all 0 in HIL): a device
+	 * it drives is present and enabled whether it has spoken or not, and healthy
+	 * only while the driver says so too. */
+	uint32_t board_present, board_enabled, board_health;
 };
 
 struct gcs_health {

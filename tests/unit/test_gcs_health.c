@@ -159,6 +159,26 @@ static void test_health_controllers_enabled_as_the_mode_flies(void **state)
 	}
 }
 
+static void test_health_takes_in_the_boards_own_account(void **state)
+{
+	struct gcs_health_in in = all_well();
+	/* The board drives a compass that has never spoken, and says its baro failed. */
+	in.mag_us = 0;
+	in.board_present = in.board_enabled = GCS_SENSOR_MAG | GCS_SENSOR_BARO | GCS_SENSOR_GYRO;
+	in.board_health = GCS_SENSOR_GYRO;
+	struct gcs_health o = bits(&in);
+	assert_int_equal(o.present & GCS_SENSOR_MAG, GCS_SENSOR_MAG);
+	assert_int_equal(o.enabled & GCS_SENSOR_MAG, GCS_SENSOR_MAG);
+	assert_int_equal(o.health & (GCS_SENSOR_MAG | GCS_SENSOR_BARO), 0);
+	assert_int_equal(o.health & GCS_SENSOR_GYRO, GCS_SENSOR_GYRO);
+	/* Healthy to the driver but silent to the flight: not healthy. */
+	in.board_health = GCS_SENSOR_GYRO | GCS_SENSOR_BARO;
+	in.baro_us = NOW - GCS_HEALTH_FAST_US - 1;
+	assert_int_equal(bits(&in).health & GCS_SENSOR_BARO, 0);
+	in.baro_us = NOW;
+	assert_int_equal(bits(&in).health & GCS_SENSOR_BARO, GCS_SENSOR_BARO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_health_gps_needs_a_3d_fix_and_rc_its_frames),
 		cmocka_unit_test(test_health_subsystems),
 		cmocka_unit_test(test_health_controllers_enabled_as_the_mode_flies),
+		cmocka_unit_test(test_health_takes_in_the_boards_own_account),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
