@@ -177,12 +177,7 @@ static void forward(struct link *to, const struct mavlink_frame *f)
 
 static void count_gap(struct link *l, const struct mavlink_frame *f)
 {
-	if (l->seen[f->sysid]) {
-		uint8_t expect = (uint8_t)(l->last_seq[f->sysid] + 1);
-		l->stats.seq_gaps += (uint8_t)(f->seq - expect);
-	}
-	l->seen[f->sysid] = true;
-	l->last_seq[f->sysid] = f->seq;
+	l->stats.seq_gaps += mavlink_seq_lost(&l->rx_seq, f);
 }
 
 static void take_bytes(struct links *ls, unsigned int idx, const uint8_t *data, size_t len,

@@ -67,8 +67,7 @@ struct link {
 	struct udp_addr peer;
 	bool has_peer;
 	struct mavlink_parser parser;
-	uint8_t last_seq[256];              /* per sending system, for gap counting */
-	bool seen[256];
+	struct mavlink_seq_track rx_seq;      /* uart thread: frames lost, per sender */
 	struct ring tx;                     /* main -> uart */
 	uint8_t tx_store[LINK_TX_BYTES];
 	uint8_t out[LINK_OUT_BYTES];        /* uart thread: bytes on their way out */

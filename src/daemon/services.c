@@ -3,6 +3,7 @@
 #include "daemon/services.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,11 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/board_io.h"
 #include "daemon/flight.h"
 #include "daemon/flightlog.h"
 #include "daemon/links.h"
 #include "fulmar/storage.h"
 #include "mavlink/gcs.h"
+#include "mavlink/gcs_health.h"
 #include "mission/mission.h"
 #include "vehicle/vehicle.h"
 #include "param/param.h"
@@ -42,7 +45,10 @@ static struct services {
 	struct links links;
 	struct gcs gcs;
 	struct vehicle vehicle;         /* main thread */
+	const struct sensor_hub *hub;   /* for SYS_STATUS's health; NULL: none */
+	const struct board_io *bio;     /* the board's drivers; NULL: HIL */
 	int arming_check_idx;
+	int log_backend_idx;            /* LOG_BACKEND_TYPE */
 	_Atomic int exit_request;       /* enum gcs_exit_request: main writes, leader reads */
 	struct sched *sched;            /* the main loop's load; shedding */
 	struct sched_work gcs_work;     /* the ground-station services: shed first */
@@ -268,6 +274,7 @@ int services_links(const struct config *cfg, char *err, size_t err_len)
 	vehicle_init(&sv.vehicle);
 	sv.gcs.vehicle = &sv.vehicle;
 	sv.arming_check_idx = param_find("ARMING_CHECK");
+	sv.log_backend_idx = param_find("LOG_BACKEND_TYPE");
 	atomic_init(&sv.exit_request, GCS_EXIT_NONE);
 	/* Until the plane's modes exist, it says honestly that it is not ready to fly. */
 	sv.gcs.id = (struct gcs_identity){
@@ -278,6 +285,83 @@ int services_links(const struct config *cfg, char *err, size_t err_len)
 		.system_status = MAV_STATE_BOOT,
 	};
 	return 0;
+}
+
+/* The time of a kind's latest sample (0: none yet). */
+static uint64_t latest_us(enum sensor_kind k)
+{
+	union {
+		struct mag_sample mag;
+		struct airspeed_sample aspd;
+		struct gps_fix gps;
+		struct battery_sample batt;
+		struct rc_frame rc;
+	} u;
+	if (!sv.hub || !sensors_latest(sv.hub, k, &u))
+		return 0;
+	switch (k) {
+	case SENSOR_MAG: return u.mag.t_us;
+	case SENSOR_AIRSPEED: return u.aspd.t_us;
+	case SENSOR_GPS: return u.gps.t_us;
+	case SENSOR_BATTERY: return u.batt.t_us;
+	case SENSOR_RC: return u.rc.timestamp_us;
+	default: return 0;
+	}
+}
+
+/*
+ * What the flight's own account leaves to us: the throttle as its channel's
+ * pulse drives the motor, and SYS_STATUS's sensor masks from the samples'
+ * freshness, the estimate, the failsafes and the pre-arm checks.
+ */
+static void fill_health(struct gcs_inputs *in, uint64_t now_us)
+{
+	const struct servo_params *sp = flight_servo_params();
+	in->throttle = NAN;
+	for (unsigned int ch = 0; ch < in->servo.count && ch < SERVO_CHANNELS; ch++) {
+		float t;
+		if (sp->ch[ch].servo_function == SERVO_FUNC_THROTTLE &&
+		    servo_throttle_of_pwm(&sp->ch[ch], in->servo.us[ch], &t) == 0) {
+			in->throttle = t;
+			break;
+		}
+	}
+	const struct plane *pl = flight_plane();
+	const struct vehicle *v = &sv.vehicle;
+	const uint32_t need = VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID;
+	struct gcs_health_in h = {
+		.now_us = now_us,
+		.imu_us = in->imu.t_us, .baro_us = in->baro.t_us,
+		.mag_us = latest_us(SENSOR_MAG), .airspeed_us = latest_us(SENSOR_AIRSPEED),
+		.gps_us = latest_us(SENSOR_GPS), .battery_us = latest_us(SENSOR_BATTERY),
+		.rc_us = latest_us(SENSOR_RC),
+		.gps_fix_type = in->gps.present ? in->gps.fix_type : 0,
+		.rc_bad = pl->rc_bad_since_us != 0,
+		.attitude_valid = (in->state.valid & VEHICLE_ATTITUDE_VALID) != 0,
+		.servo_outputs = in->servo.count > 0,
+		.log_wanted = sv.log_backend_idx >= 0 && param_get(sv.log_backend_idx) != 0.0f,
+		.log_ok = flightlog_main() != NULL,
+		.battery_failsafe = pl->batt_fs,
+		/* As vehicle_arm judges them (the mode's own needs apart). */
+		.prearm_ok = v->mode != PLANE_INITIALISING &&
+			     (sv.gcs.arming_check == 0 ||
+			      ((v->valid & need) == need && v->prearm_problem == NULL)),
+		.armed = v->armed,
+		.mode = v->mode,
+	};
+	if (sv.bio)
+		board_io_sensor_bits(sv.bio, now_us, &h.board_present, &h.board_enabled,
+				     &h.board_health);
+	/* Freshness on the samples' own clock (the simulator's, in real-time HIL). */
+	if (sv.hub) {
+		uint64_t src;
+		sensors_now(sv.hub, now_us, &h.now_us, &src);
+	}
+	struct gcs_health o;
+	gcs_health_bits(&h, &o);
+	in->sensors_present = o.present;
+	in->sensors_enabled = o.enabled;
+	in->sensors_health = o.health;
 }
 
 /* main thread, every wake: the GCS services at 50 Hz. */
@@ -307,6 +391,7 @@ static void gcs_task(void *ctx, uint64_t now_us)
 	sv.gcs.in.load_permille = sv.load_permille;
 	sv.gcs.in.unix_us = unix_us_now();
 	flight_fill_gcs(&sv.gcs.in);
+	fill_health(&sv.gcs.in, now_us);
 	struct links_summary ls;
 	links_read_summary(&sv.links, &ls);
 	sv.gcs.in.errors_comm = (uint16_t)(ls.errors > UINT16_MAX ? UINT16_MAX : ls.errors);
@@ -410,9 +495,11 @@ int services_exit_request(void)
 	return atomic_load(&sv.exit_request);
 }
 
-int services_add_tasks(struct sched *s)
+int services_add_tasks(struct sched *s, const struct sensor_hub *hub, const struct board_io *bio)
 {
 	sv.sched = s;
+	sv.hub = hub;
+	sv.bio = bio;
 	/* Budget: its longest runs in real-time HIL with a ground station, with room. */
 	sv.gcs_work = (struct sched_work){ .name = "ground-station services", .thread = SCHED_MAIN,
 					   .shed = SCHED_SHED_FIRST, .budget_us = 300,

@@ -34,8 +34,15 @@ int services_save_params(const char *path, char *err, size_t err_len);
 int services_save_mission(const char *path, char *err, size_t err_len);
 /* Opens the MAVLink links. Returns 0 or -errno with one line naming the link in err. */
 int services_links(const struct config *cfg, char *err, size_t err_len);
-/* Registers the tasks: links on the uart thread, GCS on main, saves on io. */
-int services_add_tasks(struct sched *s);
+struct sensor_hub;
+struct board_io;
+/*
+ * Registers the tasks: links on the uart thread, GCS on main, saves on io.
+ * hub: the sensors whose freshness SYS_STATUS reports (may be NULL: none);
+ * bio: the board's drivers, whose own account of their devices it takes in
+ * (NULL in HIL).
+ */
+int services_add_tasks(struct sched *s, const struct sensor_hub *hub, const struct board_io *bio);
 struct gcs;
 struct vehicle;
 struct mission;

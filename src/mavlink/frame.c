@@ -206,3 +206,25 @@ size_t mavlink_encode(const struct mavlink_header *h, const uint8_t *payload, ui
 	out[hl + len + 1] = (uint8_t)(crc >> 8);
 	return hl + len + 2;
 }
+
+unsigned int mavlink_seq_lost(struct mavlink_seq_track *t, const struct mavlink_frame *f)
+{
+	unsigned int oldest = 0;
+	t->frames++;
+	for (unsigned int i = 0; i < MAVLINK_SEQ_SOURCES; i++) {
+		if (t->src[i].used && t->src[i].sysid == f->sysid && t->src[i].compid == f->compid) {
+			uint8_t gap = (uint8_t)(f->seq - (uint8_t)(t->src[i].seq + 1));
+			t->src[i].seq = f->seq;
+			t->src[i].heard = t->frames;
+			return gap < 128 ? gap : 0;
+		}
+		if (!t->src[i].used || (t->src[oldest].used && t->src[i].heard < t->src[oldest].heard))
+			oldest = i;
+	}
+	t->src[oldest].used = true;
+	t->src[oldest].sysid = f->sysid;
+	t->src[oldest].compid = f->compid;
+	t->src[oldest].seq = f->seq;
+	t->src[oldest].heard = t->frames;
+	return 0;
+}

@@ -74,6 +74,28 @@ void mavlink_parser_init(struct mavlink_parser *p);
 size_t mavlink_parse(struct mavlink_parser *p, const uint8_t *data, size_t len,
 		     struct mavlink_frame *out, bool *got);
 
+/*
+ * Frames lost on a link, counted by sequence number. Each sender (system and
+ * component) numbers its own frames, so each is followed apart: a ground
+ * station whose components interleave loses nothing. A sender's first frame
+ * counts nothing, nor does a step back or of 128 or more ahead: that is a
+ * sender that restarted or frames out of order, not 128 frames lost in a row.
+ * Up to MAVLINK_SEQ_SOURCES senders at once per link; one more takes the
+ * place of the one heard longest ago, and starts afresh.
+ */
+#define MAVLINK_SEQ_SOURCES 16
+struct mavlink_seq_track {
+	struct {
+		uint8_t sysid, compid, seq;
+		bool used;
+		uint64_t heard;       /* the tracker's frame count when last heard */
+	} src[MAVLINK_SEQ_SOURCES];
+	uint64_t frames;
+};
+
+/* The frames missing just before f from its sender (0..127). t zeroed to start. */
+unsigned int mavlink_seq_lost(struct mavlink_seq_track *t, const struct mavlink_frame *f);
+
 /* Header fields of a frame to send. */
 struct mavlink_header {
 	uint8_t version;          /* 1 or 2 */

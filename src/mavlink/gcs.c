@@ -3,6 +3,7 @@
 #include "mavlink/gcs_internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,9 @@
 #include "param/param.h"
 
 #define GCS_HEARTBEAT_PERIOD_US 1000000u
+/* A ground station heard again after this long has connected anew. */
+#define GCS_RECONNECT_US 5000000u
+#define MAV_TYPE_GCS 6
 #define MAV_COMP_ID_ALL 0
 
 void gcs_init(struct gcs *g, uint8_t sysid, uint8_t compid, const struct gcs_tx *tx,
@@ -25,6 +29,7 @@ void gcs_init(struct gcs *g, uint8_t sysid, uint8_t compid, const struct gcs_tx 
 	g->exit_request = GCS_EXIT_NONE;
 	g->arming_check = 1;
 	gcs_streams_init(g);
+	g->batt_capacity_idx = param_find("BATT_CAPACITY");
 	g->params_per_tick = 10;
 	for (int i = 0; i < GCS_MAX_LINKS; i++)
 		g->link[i].param_next = -1;
@@ -44,11 +49,50 @@ void gcs_text(struct gcs *g, enum gcs_severity sev, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	/* A console ground station prints these: no control byte ever reaches it. */
+	for (char *c = text; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			*c = '?';
 	/* 50 bytes, NUL-terminated only when shorter: strncpy's very contract. */
 	memcpy(m.text, text, strnlen(text, sizeof(m.text)));
 	uint8_t p[MAVLINK_MSG_STATUSTEXT_MAX_LEN];
 	mavlink_statustext_pack(&m, p);
 	g->tx.send(g->tx.ctx, GCS_LINK_ALL, MAVLINK_MSG_ID_STATUSTEXT, p);
+}
+
+size_t gcs_escape(const char *in, size_t in_len, char *out, size_t out_len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	for (size_t i = 0; i < in_len && in[i]; i++) {
+		unsigned char c = (unsigned char)in[i];
+		char e[4] = { (char)c };
+		size_t n = 1;
+		if (c == '\\') {
+			e[1] = '\\';
+			n = 2;
+		} else if (c < 0x20 || c > 0x7e) {
+			e[0] = '\\';
+			e[1] = 'x';
+			e[2] = hex[c >> 4];
+			e[3] = hex[c & 15];
+			n = 4;
+		}
+		if (o + n >= out_len)
+			break;
+		memcpy(out + o, e, n);
+		o += n;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+int8_t gcs_battery_remaining(float capacity_mah, float consumed_mah)
+{
+	if (!(capacity_mah > 0.0f) || !isfinite(consumed_mah))
+		return -1;
+	float pct = 100.0f * (capacity_mah - consumed_mah) / capacity_mah;
+	return (int8_t)(pct <= 0.0f ? 0 : pct >= 100.0f ? 100 : lroundf(pct));
 }
 
 /* --- parameters ------------------------------------------------------------ */
@@ -109,8 +153,11 @@ static void param_set_msg(struct gcs *g, int link, const struct mavlink_frame *f
 	param_name(m.param_id, name);
 	int idx = param_find(name);
 	if (idx < 0) {
+		/* The name is the wire's: said escaped (16 bytes become at most 64). */
+		char said[4 * PARAM_NAME_LEN + 1];
+		gcs_escape(m.param_id, sizeof(m.param_id), said, sizeof(said));
 		g->stats.param_unknown++;
-		gcs_text(g, GCS_SEV_WARNING, "PARAM_SET: no parameter %s", name);
+		gcs_text(g, GCS_SEV_WARNING, "PARAM_SET: no parameter %s", said);
 		return;
 	}
 	int rc = param_set(idx, m.param_value);
@@ -160,8 +207,17 @@ void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t
 	case MAVLINK_MSG_ID_HEARTBEAT: {
 		struct mavlink_heartbeat m;
 		mavlink_heartbeat_unpack(mavlink_payload(f), f->len, &m);
-		if (m.type == 6)  /* MAV_TYPE_GCS: the ground-station failsafe watches these */
-			g->gcs_heartbeat_us = now_us;
+		if (m.type != MAV_TYPE_GCS)
+			break;
+		/* The ground-station failsafe watches these. */
+		g->gcs_heartbeat_us = now_us;
+		/* A ground station connecting learns at once what it talks to, as
+		 * ArduPilot tells it (MAVProxy and QGroundControl read the version). */
+		struct gcs_link_state *ls = &g->link[link];
+		bool anew = ls->gcs_heard_us == 0 || now_us - ls->gcs_heard_us > GCS_RECONNECT_US;
+		ls->gcs_heard_us = now_us ? now_us : 1;
+		if (anew)
+			gcs_send_message(g, link, MAVLINK_MSG_ID_AUTOPILOT_VERSION);
 		break;
 	}
 	case MAVLINK_MSG_ID_SET_POSITION_TARGET_GLOBAL_INT: {

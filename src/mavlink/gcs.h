@@ -93,6 +93,7 @@ struct gcs_link_state {
 	int param_next;           /* next index of a running PARAM_REQUEST_LIST, -1 idle */
 	int32_t interval_us[GCS_STREAM_COUNT];  /* SET_MESSAGE_INTERVAL: 0 the SRn rate, -1 off */
 	uint64_t next_us[GCS_STREAM_COUNT];
+	uint64_t gcs_heard_us;    /* the last ground-station HEARTBEAT on this link; 0 never */
 };
 
 /* What the telemetry tells; the owner fills it in before each gcs_tick. */
@@ -114,6 +115,7 @@ struct gcs_inputs {
 		uint8_t count;
 		uint16_t us[16];
 	} servo;
+	float throttle;                /* 0..1 as the throttle channel drives the motor */
 	struct {                       /* the GPS receiver */
 		bool present;
 		uint8_t fix_type;      /* GPS_FIX_TYPE: 0 no GPS, 1 no fix, 2 2D, 3 3D */
@@ -143,8 +145,8 @@ struct gcs_inputs {
 	} estimator;
 	struct {                       /* the battery monitor */
 		bool present;
-		float voltage_v, current_a, consumed_mah;
-		int8_t remaining_pct;  /* -1 unknown */
+		float voltage_v, current_a, consumed_mah;  /* NAN: unknown */
+		int8_t remaining_pct;  /* -1 unknown: from BATT_CAPACITY and consumed_mah */
 	} battery;
 	struct {                       /* navigation, while a mode navigates */
 		bool active;
@@ -172,6 +174,7 @@ struct gcs {
 	uint8_t signing_key[32];
 	uint64_t signing_timestamp;
 	uint32_t signing_generation;  /* bumped by each SETUP_SIGNING */
+	int batt_capacity_idx;              /* BATT_CAPACITY, -1 none */
 	int sr_param[3][GCS_STREAM_COUNT];  /* SRn_* parameter of each stream's group, -1 none */
 	uint64_t boot_us;                   /* time of the first tick */
 	uint32_t mission_generation;  /* bumped on every change, for saving */
@@ -199,8 +202,24 @@ int gcs_send_message(struct gcs *g, int link, uint32_t msgid);
 int gcs_set_interval(struct gcs *g, int link, uint32_t msgid, int32_t interval_us);
 /* MISSION_ITEM_REACHED to every link. */
 void gcs_mission_reached(struct gcs *g, uint16_t seq);
-/* STATUSTEXT to every link (cut to 50 characters). */
+/*
+ * STATUSTEXT to every link (cut to 50 characters). It carries printable ASCII
+ * only: any other byte that reaches it goes as '?'. Text from the wire is
+ * escaped first with gcs_escape, so that it says what came.
+ */
 void gcs_text(struct gcs *g, enum gcs_severity sev, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Up to in_len bytes of in (ending at a NUL) as printable ASCII into out
+ * (out_len >= 1, always NUL-terminated, cut at a whole escape): a backslash
+ * as \\, any byte outside 0x20..0x7e as \xNN. Returns the length written.
+ */
+size_t gcs_escape(const char *in, size_t in_len, char *out, size_t out_len);
+/*
+ * Battery remaining in percent (0..100) from BATT_CAPACITY (mAh) and the
+ * charge used, as ArduPilot's monitor says it; -1 when either is unknown
+ * (a capacity of 0, a consumption that is not a number).
+ */
+int8_t gcs_battery_remaining(float capacity_mah, float consumed_mah);
 
 #endif

@@ -22,6 +22,7 @@ enum {
 	MAV_CMD_PREFLIGHT_REBOOT_SHUTDOWN = 246,
 	MAV_CMD_MISSION_START = 300,
 	MAV_CMD_COMPONENT_ARM_DISARM = 400,
+	MAV_CMD_GET_HOME_POSITION = 410,
 	MAV_CMD_SET_MESSAGE_INTERVAL = 511,
 	MAV_CMD_REQUEST_MESSAGE = 512,
 	MAV_CMD_REQUEST_AUTOPILOT_CAPABILITIES = 520,
@@ -151,6 +152,10 @@ static uint8_t run(struct gcs *g, const struct command *c)
 	case MAV_CMD_REQUEST_AUTOPILOT_CAPABILITIES:
 		gcs_send_message(g, c->link, MAVLINK_MSG_ID_AUTOPILOT_VERSION);
 		return MAV_RESULT_ACCEPTED;
+	case MAV_CMD_GET_HOME_POSITION:
+		/* HOME_POSITION on this link, as ArduPilot answers it; no home yet: failed. */
+		return gcs_send_message(g, c->link, MAVLINK_MSG_ID_HOME_POSITION) == 0 ?
+		       MAV_RESULT_ACCEPTED : MAV_RESULT_FAILED;
 	case MAV_CMD_SET_MESSAGE_INTERVAL: {
 		/* param2: microseconds, 0 the default rate, -1 off. */
 		int32_t iv = p[1] == -1.0f ? -1 : (int32_t)whole(p[1], 1000000000);
@@ -172,7 +177,7 @@ static uint8_t run(struct gcs *g, const struct command *c)
 static bool link_command(uint16_t cmd)
 {
 	return cmd == MAV_CMD_REQUEST_MESSAGE || cmd == MAV_CMD_SET_MESSAGE_INTERVAL ||
-	       cmd == MAV_CMD_REQUEST_AUTOPILOT_CAPABILITIES;
+	       cmd == MAV_CMD_REQUEST_AUTOPILOT_CAPABILITIES || cmd == MAV_CMD_GET_HOME_POSITION;
 }
 
 static void command(struct gcs *g, int link, const struct command *c)

@@ -104,6 +104,15 @@ static int16_t sat16(float v)
 	return (int16_t)(v > 32767.0f ? 32767 : v < -32768.0f ? -32768 : lroundf(v));
 }
 
+/* The battery's remaining charge: the monitor's own figure, or from BATT_CAPACITY. */
+static int8_t remaining(const struct gcs *g)
+{
+	if (g->in.battery.remaining_pct >= 0)
+		return g->in.battery.remaining_pct;
+	float cap = g->batt_capacity_idx >= 0 ? param_get(g->batt_capacity_idx) : 0.0f;
+	return gcs_battery_remaining(cap, g->in.battery.consumed_mah);
+}
+
 /* Packs msgid into p when there is something true to send; false when not. */
 static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 {
@@ -116,11 +125,11 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 			.onboard_control_sensors_health = g->in.sensors_health,
 			.load = g->in.load_permille,
 			/* Without a battery monitor: "unknown", as MAVLink spells it. */
-			.voltage_battery = g->in.battery.present ?
+			.voltage_battery = g->in.battery.present && isfinite(g->in.battery.voltage_v) ?
 				(uint16_t)lroundf(g->in.battery.voltage_v * 1000) : UINT16_MAX,
-			.current_battery = g->in.battery.present ?
+			.current_battery = g->in.battery.present && isfinite(g->in.battery.current_a) ?
 				(int16_t)lroundf(g->in.battery.current_a * 100) : -1,
-			.battery_remaining = g->in.battery.present ? g->in.battery.remaining_pct : -1,
+			.battery_remaining = g->in.battery.present ? remaining(g) : -1,
 			.drop_rate_comm = g->in.drop_rate_permyriad,
 			.errors_comm = g->in.errors_comm,
 		};
@@ -227,7 +236,10 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 		if (!has(g, att | alt))
 			return false;
 		float gs = hypotf(s->vel_ned_m_s[0], s->vel_ned_m_s[1]);
+		/* Percent of the throttle channel's travel, as the motor is driven. */
+		float thr = isfinite(g->in.throttle) ? g->in.throttle * 100.0f : 0.0f;
 		struct mavlink_vfr_hud m = {
+			.throttle = (uint16_t)(thr <= 0.0f ? 0 : thr >= 100.0f ? 100 : lroundf(thr)),
 			.airspeed = (s->valid & VEHICLE_AIRSPEED_VALID) ? s->airspeed_m_s : gs,
 			.groundspeed = has(g, pos) ? gs : 0, .alt = s->alt_msl_m,
 			.climb = -s->vel_ned_m_s[2],
@@ -339,14 +351,17 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 			return false;
 		struct mavlink_battery_status m = {
 			.id = 0, .battery_function = 0, .type = 0, .temperature = INT16_MAX,
-			.current_battery = (int16_t)lroundf(g->in.battery.current_a * 100),
-			.current_consumed = (int32_t)lroundf(g->in.battery.consumed_mah),
-			.energy_consumed = -1, .battery_remaining = g->in.battery.remaining_pct,
+			.current_battery = isfinite(g->in.battery.current_a) ?
+				(int16_t)lroundf(g->in.battery.current_a * 100) : -1,
+			.current_consumed = isfinite(g->in.battery.consumed_mah) ?
+				(int32_t)lroundf(g->in.battery.consumed_mah) : -1,
+			.energy_consumed = -1, .battery_remaining = remaining(g),
 		};
 		/* The pack voltage as one cell, the rest "not present" (MAVLink's UINT16_MAX). */
 		for (int i = 0; i < 10; i++)
 			m.voltages[i] = UINT16_MAX;
-		m.voltages[0] = (uint16_t)lroundf(g->in.battery.voltage_v * 1000);
+		if (isfinite(g->in.battery.voltage_v))
+			m.voltages[0] = (uint16_t)lroundf(g->in.battery.voltage_v * 1000);
 		mavlink_battery_status_pack(&m, p);
 		return true;
 	}

@@ -6,7 +6,7 @@ simulator's ground truth.
 
   test_hil.py CASE FULMARD FULMAR_SIM [FULMAR_LOG]
 
-Cases: sensors, estimator, demo, demo_100hz, demo_200hz, demo_250hz, demo_400hz_fresh, windy,
+Cases: sensors, sensor_health, estimator, demo, demo_100hz, demo_200hz, demo_250hz, demo_400hz_fresh, windy,
 determinism, gps_loss, low_battery, rc_loss, rc_stall, modes, gcs_loss, log_crash, log_download
 (the demos and log_crash read the flight log with FULMAR_LOG), and realtime_overload (8 minutes
 under stress-ng, overloaded twice: suite 'realtime', which tools/test runs natively only).
@@ -255,7 +255,7 @@ def case_sensors(fulmard, sim, fulmar_log=None):
     outputs against what the simulator applied."""
     f = Flight(fulmard, sim, 'sensors', gcs=True, duration=90,
                params=('SR0_POSITION,10', 'SR0_EXTRA1,10', 'SR0_RAW_SENS,10', 'SR0_RC_CHAN,10',
-                       'SR0_EXTRA3,2'))
+                       'SR0_EXTRA3,2', 'SR0_EXTRA2,10'))
     f.wait_end()
     truth, events, _ = f.stop()
     tr = truth
@@ -305,6 +305,74 @@ def case_sensors(fulmard, sim, fulmar_log=None):
         errs.append(abs((s3 - 1000) / 1000.0 - r['thr']))
     check(max(errs) < 0.05 and any(s3 > 1500 for _, _, _, s3, _ in servo),
           'throttle sent reaches the simulator: worst %.3f over %d outputs' % (max(errs), len(errs)))
+    # VFR_HUD's throttle is that pulse's share of SERVO3_MIN..MAX (1000..2000 us), in percent:
+    # each against the SERVO_OUTPUT_RAW of the same stream tick (sent after it).
+    pairs, hud = [], None
+    for mid, p in f.gcs.msgs:
+        if mid == 74:
+            hud = struct.unpack('<ffffhH', p[:20])[5]
+        elif mid == 36 and hud is not None:
+            pairs.append((hud, (struct.unpack('<IHHHH', p[:12])[3] - 1000) / 10.0))
+            hud = None
+    bad = [(h, s) for h, s in pairs if abs(h - s) > 0.51]
+    check(len(pairs) > 300 and not bad and max(h for h, s in pairs) > 50,
+          'VFR_HUD throttle is the throttle output: %d pairs, %d off (up to %d %%)'
+          % (len(pairs), len(bad), max([h for h, s in pairs] or [0])))
+
+
+# MAV_SYS_STATUS_SENSOR bits (common.xml)
+SENSOR_BITS = {'accel': 0x2, 'mag': 0x4, 'baro': 0x8, 'airspeed': 0x10, 'gps': 0x20}
+GEOFENCE, PREARM_CHECK = 0x100000, 0x10000000
+
+
+def sys_status_timed(msgs):
+    """(t_s, present, enabled, health, drop_rate_comm) of each SYS_STATUS, timed by the
+    SCALED_IMU before it (the IMU never drops out here; one stream tick late at most)."""
+    t, out = None, []
+    for mid, p in msgs:
+        if mid == 26:
+            t = struct.unpack('<I', p[:4])[0] / 1000.0
+        elif mid == 1 and t is not None:
+            present, enabled, health, load, v, c, drop = struct.unpack('<IIIHHhH', p[:20])
+            out.append((t, present, enabled, health, drop))
+    return out
+
+
+def case_sensor_health(fulmard, sim, fulmar_log=None):
+    """Issue 17: a sensor that fails shows in SYS_STATUS's health (and only that one), and
+    comes back when it does; present and enabled stay. fulmar-sim's dropouts stop each
+    sensor's samples in turn; the aircraft waits on the ground, lock-step."""
+    drops = (('baro', 10, 4), ('mag', 18, 4), ('airspeed', 26, 4), ('gps', 34, 5))
+    # How long after its last sample a sensor is unhealthy (src/mavlink/gcs_health.h),
+    # and a stream tick of slack each way.
+    after = {'gps': 2.0}
+    f = Flight(fulmard, sim, 'health', gcs=True, duration=45,
+               params=('SR0_EXT_STAT,10', 'SR0_RAW_SENS,10'),
+               base_timeline=''.join('%d dropout %s %d\n' % (t, n, d) for n, t, d in drops))
+    f.wait_end()
+    f.stop()
+    st = sys_status_timed(f.gcs.msgs)
+    check(len(st) > 300, '%d SYS_STATUS in 45 s at 10 Hz' % len(st))
+    for name, t0, dur in drops:
+        bit = SENSOR_BITS[name]
+        late = after.get(name, 0.5) + 0.2
+        during = [h for t, p, e, h, d in st if t0 + late <= t <= t0 + dur - 0.1]
+        outside = [h for t, p, e, h, d in st if t >= 5 and not t0 - 0.1 <= t <= t0 + dur + 0.3]
+        kept = [(p & e) for t, p, e, h, d in st if t >= 5]
+        check(during and all(not h & bit for h in during),
+              '%s out from %d s for %d s: its health bit clear in %d SYS_STATUS from %.1f s'
+              % (name, t0, dur, len(during), t0 + late))
+        check(outside and all(h & bit for h in outside),
+              '%s: healthy in the %d others from 5 s' % (name, len(outside)))
+        check(all(k & bit for k in kept), '%s: present and enabled throughout' % name)
+    others = SENSOR_BITS['accel'] | 0x1
+    check(all(h & others == others for t, p, e, h, d in st if t >= 5),
+          'the IMU healthy throughout')
+    check(all(h & GEOFENCE and not p & GEOFENCE for t, p, e, h, d in st),
+          'no fence: not present, and healthy (MAVProxy reads a clear bit as a breach)')
+    check(all(p & PREARM_CHECK for t, p, e, h, d in st), 'pre-arm checks present')
+    check(all(d == 0 for t, p, e, h, d in st),
+          'drop_rate_comm 0 on loopback from the first SYS_STATUS: max %d' % max(d for *_, d in st))
 
 
 def log_info(fulmar_log, path):
@@ -867,7 +935,7 @@ def case_realtime_overload(fulmard, sim, fulmar_log=None):
                   max((int(r['NLon']) for r in inside), default=None)))
 
 
-CASES = {'sensors': case_sensors, 'demo': case_demo, 'windy': case_windy,
+CASES = {'sensors': case_sensors, 'sensor_health': case_sensor_health, 'demo': case_demo, 'windy': case_windy,
          'gps_loss': case_gps_loss, 'low_battery': case_low_battery, 'rc_loss': case_rc_loss,
          'modes': case_modes, 'gcs_loss': case_gcs_loss, 'log_crash': case_log_crash,
          'determinism': case_determinism, 'log_download': case_log_download,

@@ -116,17 +116,41 @@ async function session1(port) {
 	}
 	const hb2 = await g.waitFor(p => p.id === 0, 5000);
 	check(hb2 !== null, `and again (${Date.now() - t0} ms after ours)`);
+	// Issue 17: a ground station that connects is told what it talks to, unasked.
+	const ver = await g.waitFor(p => p.id === 148, 100);
+	check(ver !== null && (BigInt(ver.data.capabilities) & 8192n) !== 0n,
+		'AUTOPILOT_VERSION on connecting, unasked (MAVLINK2 among its capabilities)');
 	// Streams at their SR0_* rates: SYS_STATUS at 1 Hz, nothing made up before there is an
 	// estimate. The count is judged against the time that really passed here: on a busy
 	// host a sleep of 3 s can last longer.
 	g.got.length = 0;
 	const t1 = Date.now();
-	await sleep(3000);
+	// Meanwhile a second component of this ground station (as MAVProxy's modules do)
+	// talks too, with its own sequence numbers: nothing is lost, and SYS_STATUS says so.
+	const other = new m.MavLinkProtocolV2(255, 230);
+	for (let i = 0; Date.now() - t1 < 3000; i++) {
+		await new Promise(r => g.sock.send(other.serialize(heartbeat(), i & 255), g.port, '127.0.0.1', r));
+		await g.send(heartbeat());
+		await sleep(100);
+	}
 	const waited = (Date.now() - t1) / 1000;
 	const sys = g.got.filter(p => p.id === 1).length;
 	check(sys >= Math.floor(waited) - 1 && sys <= Math.ceil(waited) + 1,
 		`SYS_STATUS streams at SR0_EXT_STAT = 1 Hz (${sys} in ${waited.toFixed(1)} s)`);
 	check(!g.got.some(p => p.id === 33 || p.id === 30), 'and no position or attitude before there is an estimate');
+	const stats = g.got.filter(p => p.id === 1).map(p => p.data);
+	check(stats.length && stats.every(d => d.dropRateComm === 0),
+		`drop_rate_comm 0 from the first SYS_STATUS with two components talking ` +
+		`(${stats.map(d => d.dropRateComm).join(' ')})`);
+	// The sensor masks of a daemon without sensors: the IMU and barometer present and
+	// failing, the pre-arm checks present and failing, no fence and so no breach.
+	const last = stats[stats.length - 1] || {};
+	const P = last.onboardControlSensorsPresent, E = last.onboardControlSensorsEnabled,
+		H = last.onboardControlSensorsHealth;
+	check(P !== undefined && (P & 0xb) === 0xb && (E & 0xb) === 0xb && (H & 0xb) === 0 &&
+		(P & 0x10000000) && !(H & 0x10000000) && !(P & 0x100000) && (H & 0x100000),
+		`SYS_STATUS masks say what is true (present 0x${P && P.toString(16)}, ` +
+		`enabled 0x${E && E.toString(16)}, health 0x${H && H.toString(16)})`);
 	const ekf = g.got.find(p => p.id === 193);
 	check(ekf && ekf.data.flags === 1024, 'EKF_STATUS_REPORT says the estimator is not initialised');
 	// A frame with a broken CRC and a jump in our sequence numbers: SYS_STATUS counts both.
@@ -180,6 +204,34 @@ async function session1(port) {
 	const text = await g.waitFor(p => p.id === 253, 2000);
 	check(refused && refused.data.paramValue === 7, 'an out-of-range PARAM_SET keeps the old value');
 	check(text && /SR0_EXTRA1/.test(text.data.text), `and says why: "${text && String(text.data.text).replace(/\0.*$/, '')}"`);
+
+	// A name from the wire that would clear a console is said escaped, never raw.
+	set.paramId = '\x1b[2J\x01NOPE'; set.paramValue = 1;
+	await g.send(set);
+	const esc = await g.waitFor(p => p.id === 253, 2000);
+	const escText = esc ? String(esc.data.text).replace(/\0.*$/, '') : '';
+	check(escText === 'PARAM_SET: no parameter \\x1b[2J\\x01NOPE',
+		`STATUSTEXT escapes what came from the wire: "${escText}"`);
+	check(esc && /^[\x20-\x7e]*$/.test(escText), 'and carries printable ASCII only');
+
+	// MAV_CMD_GET_HOME_POSITION: FAILED without a home, HOME_POSITION once there is one.
+	const getHome = new m.common.CommandLong();
+	getHome.targetSystem = 1; getHome.targetComponent = 1; getHome.command = 410;
+	await g.send(getHome);
+	const noHome = await g.waitFor(p => p.id === 77 && p.data.command === 410, 2000);
+	check(noHome && noHome.data.result === 4, 'GET_HOME_POSITION without a home: FAILED');
+	const setHome = new m.common.CommandLong();
+	setHome.targetSystem = 1; setHome.targetComponent = 1; setHome.command = 179;
+	setHome._param5 = -35.363261; setHome._param6 = 149.16523; setHome._param7 = 584;
+	await g.send(setHome);
+	await g.waitFor(p => p.id === 77 && p.data.command === 179, 2000);
+	g.got = g.got.filter(p => p.id !== 242);
+	await g.send(getHome);
+	const homeAck = await g.waitFor(p => p.id === 77 && p.data.command === 410, 2000);
+	const home = await g.waitFor(p => p.id === 242, 2000);
+	check(homeAck && homeAck.data.result === 0 && home && Math.abs(home.data.latitude + 353632610) < 20 &&
+		home.data.altitude === 584000,
+		`GET_HOME_POSITION answered with HOME_POSITION (${home && home.data.latitude}, ${home && home.data.altitude} mm)`);
 
 	// Commands: arming is refused with a reason while the plane cannot fly;
 	// a mode change is answered, here with the reason it cannot be done yet.

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "gcs_harness.h"
 #include "mavlink/gcs.h"
@@ -137,6 +138,73 @@ static void test_gcs_param_set_answers_with_the_value_in_force(void **state)
 	assert_int_equal(g.stats.param_refused, 1);
 }
 
+static void test_gcs_escape_makes_wire_bytes_printable(void **state)
+{
+	char out[65];
+	const char wire[16] = "\xff\xfe\x01\x1b[2J\\ok";
+	assert_int_equal(gcs_escape(wire, sizeof(wire), out, sizeof(out)), 23);
+	assert_string_equal(out, "\\xff\\xfe\\x01\\x1b[2J\\\\ok");
+	/* Cut at a whole escape, always terminated. */
+	assert_int_equal(gcs_escape(wire, sizeof(wire), out, 7), 4);
+	assert_string_equal(out, "\\xff");
+	/* A name of 16 bytes without a NUL is read to its end, not past it. */
+	const char full[16] = "ABCDEFGHIJKLMNOP";
+	assert_int_equal(gcs_escape(full, sizeof(full), out, sizeof(out)), 16);
+	assert_string_equal(out, "ABCDEFGHIJKLMNOP");
+}
+
+static void test_gcs_statustext_is_printable_ascii_only(void **state)
+{
+	/* A PARAM_SET for a name holding an ESC sequence: the console is not cleared. */
+	struct mavlink_param_set s = { .target_system = 1, .target_component = 1 };
+	memcpy(s.param_id, "\xff\xfe\x01\x1b[2J\x1b[H", 10);
+	uint8_t p[255];
+	mavlink_param_set_pack(&s, p);
+	gcs_handle(&g, 0, harness_frame(255, 190, MAVLINK_MSG_ID_PARAM_SET, p), 0);
+	struct mavlink_statustext t;
+	mavlink_statustext_unpack(harness_last(MAVLINK_MSG_ID_STATUSTEXT)->payload, 54, &t);
+	char text[51] = { 0 };
+	memcpy(text, t.text, 50);
+	assert_string_equal(text, "PARAM_SET: no parameter \\xff\\xfe\\x01\\x1b[2J\\x1b[H");
+	/* Whatever else reaches it: never a byte outside 0x20..0x7e. */
+	gcs_text(&g, GCS_SEV_INFO, "bell\a tab\t %s", "\x80\xc3\xa9");
+	mavlink_statustext_unpack(harness_last(MAVLINK_MSG_ID_STATUSTEXT)->payload, 54, &t);
+	memcpy(text, t.text, 50);
+	assert_string_equal(text, "bell? tab? ???");
+}
+
+static void test_gcs_autopilot_version_when_a_ground_station_connects(void **state)
+{
+	struct mavlink_heartbeat hb = { .type = 6, .autopilot = 8, .mavlink_version = 3 };
+	uint8_t p[255];
+	mavlink_heartbeat_pack(&hb, p);
+	gcs_handle(&g, 2, harness_frame(255, 190, MAVLINK_MSG_ID_HEARTBEAT, p), 1000000);
+	assert_int_equal(harness_count(2, MAVLINK_MSG_ID_AUTOPILOT_VERSION), 1);
+	/* Once per connection, not with every heartbeat ... */
+	for (uint64_t t = 2000000; t <= 6000000; t += 1000000)
+		gcs_handle(&g, 2, harness_frame(255, 190, MAVLINK_MSG_ID_HEARTBEAT, p), t);
+	assert_int_equal(harness_count(2, MAVLINK_MSG_ID_AUTOPILOT_VERSION), 1);
+	/* ... and again when it comes back after a silence. */
+	gcs_handle(&g, 2, harness_frame(255, 190, MAVLINK_MSG_ID_HEARTBEAT, p), 20000000);
+	assert_int_equal(harness_count(2, MAVLINK_MSG_ID_AUTOPILOT_VERSION), 2);
+	/* Another vehicle's heartbeat is no ground station. */
+	hb.type = 1;
+	mavlink_heartbeat_pack(&hb, p);
+	gcs_handle(&g, 3, harness_frame(2, 1, MAVLINK_MSG_ID_HEARTBEAT, p), 20000000);
+	assert_int_equal(harness_count(3, MAVLINK_MSG_ID_AUTOPILOT_VERSION), 0);
+}
+
+static void test_gcs_battery_remaining_from_capacity(void **state)
+{
+	assert_int_equal(gcs_battery_remaining(3300, 0), 100);
+	assert_int_equal(gcs_battery_remaining(3300, 1650), 50);
+	assert_int_equal(gcs_battery_remaining(3300, 3000), 9);
+	assert_int_equal(gcs_battery_remaining(3300, 4000), 0);
+	assert_int_equal(gcs_battery_remaining(3300, -10), 100);
+	assert_int_equal(gcs_battery_remaining(0, 100), -1);
+	assert_int_equal(gcs_battery_remaining(3300, NAN), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +212,10 @@ int main(void)
 		cmocka_unit_test_setup(test_gcs_param_list_sends_every_parameter_once_in_order, setup),
 		cmocka_unit_test_setup(test_gcs_param_read_by_name_and_by_index, setup),
 		cmocka_unit_test_setup(test_gcs_param_set_answers_with_the_value_in_force, setup),
+		cmocka_unit_test_setup(test_gcs_escape_makes_wire_bytes_printable, setup),
+		cmocka_unit_test_setup(test_gcs_statustext_is_printable_ascii_only, setup),
+		cmocka_unit_test_setup(test_gcs_autopilot_version_when_a_ground_station_connects, setup),
+		cmocka_unit_test_setup(test_gcs_battery_remaining_from_capacity, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

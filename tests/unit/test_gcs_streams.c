@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "gcs_harness.h"
 #include "mavlink/gcs.h"
@@ -174,6 +175,67 @@ static void test_set_home_by_command(void **state)
 	assert_int_equal(a.result, 2);
 }
 
+static void test_vfr_hud_throttle_and_battery_remaining(void **state)
+{
+	g.in.state.valid = VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID;
+	g.in.throttle = 0.626f;
+	g.in.battery.present = true;
+	g.in.battery.voltage_v = 11.1f;
+	g.in.battery.current_a = NAN;          /* no current sense */
+	g.in.battery.consumed_mah = 825.0f;
+	g.in.battery.remaining_pct = -1;       /* the monitor does not say: BATT_CAPACITY does */
+	param_set(param_find("BATT_CAPACITY"), 3300);
+	g.in.sensors_present = 0x1200002f;
+	g.in.sensors_enabled = 0x1000002f;
+	g.in.sensors_health = 0x10100027;
+	run(1000000, 1);
+	struct mavlink_vfr_hud h;
+	mavlink_vfr_hud_unpack(harness_last(MAVLINK_MSG_ID_VFR_HUD)->payload, 20, &h);
+	assert_int_equal(h.throttle, 63);
+	struct mavlink_sys_status ss;
+	mavlink_sys_status_unpack(harness_last(MAVLINK_MSG_ID_SYS_STATUS)->payload, 43, &ss);
+	assert_int_equal(ss.battery_remaining, 75);
+	assert_int_equal(ss.current_battery, -1);
+	assert_int_equal(ss.onboard_control_sensors_present, 0x1200002f);
+	assert_int_equal(ss.onboard_control_sensors_enabled, 0x1000002f);
+	assert_int_equal(ss.onboard_control_sensors_health, 0x10100027);
+	struct mavlink_battery_status b;
+	mavlink_battery_status_unpack(harness_last(MAVLINK_MSG_ID_BATTERY_STATUS)->payload, 54, &b);
+	assert_int_equal(b.battery_remaining, 75);
+	assert_int_equal(b.current_consumed, 825);
+	assert_int_equal(b.current_battery, -1);
+	/* Without a capacity, remaining is unknown: -1, never a made-up figure. */
+	param_set(param_find("BATT_CAPACITY"), 0);
+	g.in.throttle = 1.2f;                  /* held to the field's range */
+	run(2000000, 1);
+	mavlink_sys_status_unpack(harness_last(MAVLINK_MSG_ID_SYS_STATUS)->payload, 43, &ss);
+	assert_int_equal(ss.battery_remaining, -1);
+	mavlink_vfr_hud_unpack(harness_last(MAVLINK_MSG_ID_VFR_HUD)->payload, 20, &h);
+	assert_int_equal(h.throttle, 100);
+	param_set(param_find("BATT_CAPACITY"), 3300);
+}
+
+static void test_get_home_position(void **state)
+{
+	assert_int_equal(command(410, 0, 0), 4);  /* no home yet: FAILED */
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_HOME_POSITION), 0);
+	ms.count = 1;
+	ms.items[0].x = 525200000;
+	ms.items[0].y = 134050000;
+	ms.items[0].z = 34;
+	assert_int_equal(command(410, 0, 0), 0);
+	struct mavlink_home_position hp;
+	const struct sent *out = harness_last(MAVLINK_MSG_ID_HOME_POSITION);
+	assert_int_equal(out->link, 0);
+	mavlink_home_position_unpack(out->payload, 60, &hp);
+	assert_int_equal(hp.latitude, 525200000);
+	assert_int_equal(hp.longitude, 134050000);
+	assert_int_equal(hp.altitude, 34000);
+	/* Answered without a vehicle too: it is about the link's view of home. */
+	g.vehicle = NULL;
+	assert_int_equal(command(410, 0, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +244,8 @@ int main(void)
 		cmocka_unit_test_setup(test_streams_carry_receiver_outputs_gps_and_battery_when_there, setup),
 		cmocka_unit_test_setup(test_request_message_and_capabilities, setup),
 		cmocka_unit_test_setup(test_set_home_by_command, setup),
+		cmocka_unit_test_setup(test_vfr_hud_throttle_and_battery_remaining, setup),
+		cmocka_unit_test_setup(test_get_home_position, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -246,6 +246,46 @@ static void test_mavlink_parser_survives_random_bytes(void **state)
 	assert_int_equal(frame.seq, 77);
 }
 
+static unsigned int lost(struct mavlink_seq_track *t, uint8_t sys, uint8_t comp, uint8_t seq)
+{
+	struct mavlink_frame f = { .sysid = sys, .compid = comp, .seq = seq };
+	return mavlink_seq_lost(t, &f);
+}
+
+static void test_mavlink_seq_counts_losses_per_sender(void **state)
+{
+	struct mavlink_seq_track t = { 0 };
+	/* A ground station's two components (MAVProxy's 255/230 and 255/190), each
+	 * numbering its own frames, interleaved: nothing lost. */
+	unsigned int sum = 0;
+	for (unsigned int i = 0; i < 600; i++)
+		sum += lost(&t, 255, i % 3 ? 230 : 190, (uint8_t)(i % 3 ? i - i / 3 : i / 3));
+	assert_int_equal(sum, 0);
+	/* Three frames of one lost; its numbers wrap. */
+	struct mavlink_seq_track u = { 0 };
+	assert_int_equal(lost(&u, 1, 1, 254), 0);
+	assert_int_equal(lost(&u, 1, 1, 255), 0);
+	assert_int_equal(lost(&u, 1, 1, 3), 3);
+	/* A step back or far ahead is a restart (or reordering), not 200 frames lost. */
+	assert_int_equal(lost(&u, 1, 1, 2), 0);
+	assert_int_equal(lost(&u, 1, 1, 3), 0);
+	assert_int_equal(lost(&u, 1, 1, 203), 0);
+	assert_int_equal(lost(&u, 1, 1, 204), 0);
+}
+
+static void test_mavlink_seq_makes_room_for_new_senders(void **state)
+{
+	struct mavlink_seq_track t = { 0 };
+	for (unsigned int s = 0; s < MAVLINK_SEQ_SOURCES; s++)
+		assert_int_equal(lost(&t, (uint8_t)(s + 1), 1, 10), 0);
+	/* Sender 1 keeps talking; a new one takes the place of the longest silent (2). */
+	assert_int_equal(lost(&t, 1, 1, 11), 0);
+	assert_int_equal(lost(&t, 100, 1, 50), 0);
+	assert_int_equal(lost(&t, 1, 1, 13), 1);      /* 1 still followed */
+	assert_int_equal(lost(&t, 100, 1, 52), 1);    /* and the newcomer */
+	assert_int_equal(lost(&t, 2, 1, 20), 0);      /* 2 starts afresh */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +298,8 @@ int main(void)
 		cmocka_unit_test_setup(test_mavlink_parser_takes_frames_a_byte_at_a_time, setup),
 		cmocka_unit_test_setup(test_mavlink_parser_counts_bad_length_unknown_id_and_flags, setup),
 		cmocka_unit_test_setup(test_mavlink_parser_survives_random_bytes, setup),
+		cmocka_unit_test(test_mavlink_seq_counts_losses_per_sender),
+		cmocka_unit_test(test_mavlink_seq_makes_room_for_new_senders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
