@@ -174,7 +174,10 @@ def score(truth, mission, events, cruise_m_s):
     launch_t = next((r['t'] for r in truth if r['phase'] in ('throw', 'air')), None)
     s['crashed'] = any(r['crashed'] for r in truth)
     armed_rows = [r for r in truth if r['armed']]
-    home_h = armed_rows[0]['h'] if armed_rows else 0.0   # home is where it was armed
+    # home is where it was armed; started in the air (the truth's first row flying), it is
+    # the mission's, which these missions put at the simulator's home (h = 0)
+    air_start = bool(truth) and truth[0]['phase'] == 'air'
+    home_h = armed_rows[0]['h'] if armed_rows and not air_start else 0.0
     # touchdown: the first ground contact after flying, and after having climbed above
     # TOUCHDOWN_AFTER_M (a wheeled takeoff may touch again as it lifts off: no touchdown);
     # a flight that never climbed so high: its first contact after flying
