@@ -968,8 +968,9 @@ static float moving_speed(const struct estim *e, uint64_t t_us)
  * specific force to wait for. Gravity's reaction is the specific force less
  * the aircraft's acceleration, and at flying speed that is mostly the turn's:
  * w x v with v = [V 0 0], the speed along the nose (DCM's centripetal
- * correction); the along-track acceleration, sideslip and angle of attack
- * are left in the tilt's variance. The sums are carried in the present body
+ * correction; the airspeed, else the GPS's speed), plus the mean
+ * acceleration along the nose from the speed's change over the window;
+ * gusts, sideslip and angle of attack are left in the tilt's variance. The sums are carried in the present body
  * frame (each step turns them by its rotation), so the rotation over the
  * window does not smear them and the result is the present attitude. */
 static void moving_step(struct estim *e, const float dang[3], const float dvel[3], float dt, float speed,
@@ -983,6 +984,8 @@ static void moving_step(struct estim *e, const float dang[3], const float dvel[3
 	em_mat_t_vec(R, e->mov_mag, t);
 	memcpy(e->mov_mag, t, sizeof(t));
 	/* w x [V 0 0] = [0, wz V, -wy V], over the step */
+	if (e->mov_time_s == 0.0f)
+		e->mov_speed0 = speed;
 	e->mov_grav[0] += dvel[0];
 	e->mov_grav[1] += dvel[1] - dang[2] * speed;
 	e->mov_grav[2] += dvel[2] + dang[1] * speed;
@@ -995,6 +998,9 @@ static void moving_step(struct estim *e, const float dang[3], const float dvel[3
 		a[i] = e->mov_grav[i] / e->mov_time_s;
 		m[i] = mag_ok ? e->mov_mag[i] / (float)e->mov_mag_n : 0.0f;
 	}
+	/* and the mean acceleration along the nose: slowing down (a glide
+	 * pitching up) reads as nose-down tilt otherwise */
+	a[0] -= (speed - e->mov_speed0) / e->mov_time_s;
 	float an = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
 	if (fabsf(an - G0) > 2.0f) {
 		/* a manoeuvre the correction does not hold: start the window again */
@@ -1009,7 +1015,12 @@ static void align_step(struct estim *e, const float dang[3], const float dvel[3]
 	float speed = moving_speed(e, t_us);
 	if (speed > MOVING_ALIGN_M_S) {
 		align_reset(e);
-		moving_step(e, dang, dvel, dt, speed, t_us);
+		/* The nose's velocity through the air: in a steady wind the
+		 * body's acceleration is w x v_air + d(v_air)/dt, which the
+		 * airspeed gives exactly where the ground speed (the wind's
+		 * part turning with the body) does not. */
+		bool air = e->tas_last_m_s > e->cfg.min_airspeed_m_s;
+		moving_step(e, dang, dvel, dt, air ? e->tas_last_m_s : speed, t_us);
 		return;
 	}
 	moving_reset(e);

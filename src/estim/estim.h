@@ -282,6 +282,7 @@ struct estim {
 	float mov_grav[3], mov_mag[3];  /* specific force less the turn's acceleration (m/s), field */
 	uint32_t mov_mag_n;
 	float mov_time_s;
+	float mov_speed0;       /* the speed at the window's start, m/s */
 	bool moving_aligned;    /* the last alignment was made while moving */
 	float gps_vel_pre[3];   /* the last valid fix's velocity before alignment */
 	uint32_t fake_pos_div;  /* constant-position fusion decimation */
