@@ -266,9 +266,11 @@ static bool mission_has_home(void)
 static void keep_mission_home(void)
 {
 	const struct mission_item *h = &fl.mission->items[0];
-	if (!fl.home_set)
+	if (!fl.home_set) {
 		gcs_text(fl.gcs, GCS_SEV_INFO, "Home kept: the mission's, %.6f %.6f %.0f m (started in the air)",
 			 h->x * 1e-7, h->y * 1e-7, (double)h->z);
+		log_info("%.3f s: home kept: the mission's (started in the air)", (double)fl.say_us * 1e-6);
+	}
 	fl.home_set = true;
 }
 
