@@ -240,6 +240,40 @@ static void compass_for_prearm(struct plane_input *in)
 	}
 }
 
+/* Faster over the ground than anyone walks with a plane in hand. */
+#define ALOFT_GROUND_SPEED_M_S 5.0f
+
+/* Flying, as far as home is concerned: moving over the ground faster than
+ * walking, or through the air at least at ARSPD_FBW_MIN. */
+static bool aloft(void)
+{
+	const struct vehicle_state *vs = &fl.vs;
+	bool gs = (vs->valid & VEHICLE_POSITION_VALID) &&
+		  hypotf(vs->vel_ned_m_s[0], vs->vel_ned_m_s[1]) > ALOFT_GROUND_SPEED_M_S;
+	bool as = (vs->valid & VEHICLE_AIRSPEED_VALID) && vs->airspeed_m_s >= fl.pp.ctl.arspd_fbw_min;
+	return gs || as;
+}
+
+/* A mission loaded with a home (item 0 at a place). */
+static bool mission_has_home(void)
+{
+	const struct mission *m = fl.mission;
+	return m->count >= 1 && (m->items[0].x != 0 || m->items[0].y != 0);
+}
+
+/* In the air home is not where the aircraft is: the mission's is kept, as
+ * ArduPlane sets home at arming only on the ground. */
+static void keep_mission_home(void)
+{
+	const struct mission_item *h = &fl.mission->items[0];
+	if (!fl.home_set) {
+		gcs_text(fl.gcs, GCS_SEV_INFO, "Home kept: the mission's, %.6f %.6f %.0f m (started in the air)",
+			 h->x * 1e-7, h->y * 1e-7, (double)h->z);
+		log_info("%.3f s: home kept: the mission's (started in the air)", (double)fl.say_us * 1e-6);
+	}
+	fl.home_set = true;
+}
+
 /* Home is mission item 0: set where the aircraft is (first good position, and at arming). */
 static void set_home_here(void)
 {
@@ -598,9 +632,12 @@ void flight_task(void *ctx, uint64_t now_us)
 	tell_estimator_changes();
 	bool converged = estim_is_converged(&fl.est);
 	/* The home altitude is the estimate's; its alt_rel is then ours to fill. */
-	if (!fl.home_set && converged && (fl.vs.valid & VEHICLE_POSITION_VALID))
+	bool pos = fl.vs.valid & VEHICLE_POSITION_VALID;
+	if (!fl.home_set && pos && aloft() && mission_has_home())
+		keep_mission_home();
+	if (!fl.home_set && converged && pos)
 		set_home_here();
-	if (fl.vehicle->armed && !fl.was_armed && (fl.vs.valid & VEHICLE_POSITION_VALID))
+	if (fl.vehicle->armed && !fl.was_armed && pos && !aloft())
 		set_home_here();
 	fl.was_armed = fl.vehicle->armed;
 	if (fl.home_set)

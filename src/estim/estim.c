@@ -25,6 +25,12 @@
 #define RHO0 1.225f
 /* The heading's variance from an alignment on the compass with the declination known. */
 #define ALIGN_YAW_VAR (0.1f * 0.1f)
+/* Alignment while moving: above this speed (GPS, else airspeed), over this
+ * window, with this tilt variance (tests/unit/test_estim.c measures the
+ * error it stands for). */
+#define MOVING_ALIGN_M_S 5.0f
+#define MOVING_ALIGN_S 1.0f
+#define MOVING_TILT_VAR (0.1f * 0.1f)
 
 /* Covariance bounds per state group: variances are kept in [0, max]. */
 static const float var_max[N] = {
@@ -877,19 +883,25 @@ static void align_reset(struct estim *e)
 	e->align_mag_n = 0;
 }
 
-static void align(struct estim *e, uint64_t t_us)
+static void moving_reset(struct estim *e)
+{
+	memset(e->mov_grav, 0, sizeof(e->mov_grav));
+	memset(e->mov_mag, 0, sizeof(e->mov_mag));
+	e->mov_mag_n = 0;
+	e->mov_time_s = 0.0f;
+}
+
+/* Start the filter from the mean specific force a (m/s^2, body; gravity's
+ * reaction: tilt) and the mean compass field m (gauss, body; NULL: none),
+ * both as seen in the present body frame. */
+static void align(struct estim *e, uint64_t t_us, const float a[3], const float *m, bool moving)
 {
 	const struct estim_config *c = &e->cfg;
-	float a[3], roll, pitch, yaw = 0.0f;
-	for (int i = 0; i < 3; i++)
-		a[i] = e->align_acc[i] / e->align_time_s;
-	roll = atan2f(-a[1], -a[2]);
-	pitch = atan2f(a[0], sqrtf(a[1] * a[1] + a[2] * a[2]));
-	bool have_mag = c->use_mag && e->align_mag_n >= 5;
+	float roll = atan2f(-a[1], -a[2]);
+	float pitch = atan2f(a[0], sqrtf(a[1] * a[1] + a[2] * a[2]));
+	float yaw = 0.0f;
+	bool have_mag = m != NULL;
 	if (have_mag) {
-		float m[3];
-		for (int i = 0; i < 3; i++)
-			m[i] = e->align_mag[i] / (float)e->align_mag_n;
 		float cr = cosf(roll), sr = sinf(roll), cp = cosf(pitch), sp = sinf(pitch);
 		float mx = m[0] * cp + (m[1] * sr + m[2] * cr) * sp;
 		float my = m[1] * cr - m[2] * sr;
@@ -901,23 +913,23 @@ static void align(struct estim *e, uint64_t t_us)
 	em_quat_from_euler(roll, pitch, yaw, x->q);
 	float R[3][3];
 	em_quat_to_dcm(x->q, R);
-	if (have_mag) {
-		float m[3];
-		for (int i = 0; i < 3; i++)
-			m[i] = e->align_mag[i] / (float)e->align_mag_n;
+	if (have_mag)
 		em_mat_vec(R, m, x->mag_earth);
-	}
-	/* Aligned in flight: start from the airspeed along the nose. */
-	if (e->tas_last_m_s > c->min_airspeed_m_s && have_mag)
+	bool flying = e->tas_last_m_s > c->min_airspeed_m_s;
+	bool gps_vel = moving && recent(t_us, e->gps_last_valid_us, 1.0f);
+	/* Aligned in flight: start from the GPS velocity, or the airspeed along the nose. */
+	if (gps_vel)
+		memcpy(x->vel, e->gps_vel_pre, sizeof(x->vel));
+	else if (flying && have_mag)
 		for (int i = 0; i < 3; i++)
 			x->vel[i] = R[i][0] * e->tas_last_m_s;
 	memset(e->P, 0, sizeof(e->P));
-	float tilt_var = 0.03f * 0.03f;
+	float tilt_var = moving ? MOVING_TILT_VAR : 0.03f * 0.03f;
 	e->P[0][0] = e->P[1][1] = tilt_var;
 	/* an unknown declination is 20 degrees at most where people fly */
 	e->P[2][2] = !have_mag ? 1.0f : isfinite(c->mag_declination_deg) ? ALIGN_YAW_VAR : 0.35f * 0.35f;
 	for (int i = 0; i < 3; i++) {
-		e->P[ESTIM_S_VEL + i][ESTIM_S_VEL + i] = e->tas_last_m_s > c->min_airspeed_m_s ? 25.0f : 0.25f;
+		e->P[ESTIM_S_VEL + i][ESTIM_S_VEL + i] = gps_vel ? 1.0f : flying || moving ? 25.0f : 0.25f;
 		e->P[ESTIM_S_POS + i][ESTIM_S_POS + i] = 1.0f;
 		e->P[ESTIM_S_GYRO_BIAS + i][ESTIM_S_GYRO_BIAS + i] = 0.01f * 0.01f;
 		e->P[ESTIM_S_GYRO_SCALE + i][ESTIM_S_GYRO_SCALE + i] = 0.02f * 0.02f;
@@ -932,6 +944,7 @@ static void align(struct estim *e, uint64_t t_us)
 	e->wind_active = false;
 	e->running = true;
 	e->ever_aligned = true;
+	e->moving_aligned = moving;
 	e->t_delayed_us = t_us;
 	e->imu_count = 0;
 	memcpy(e->hold_pos, x->pos, sizeof(e->hold_pos));
@@ -940,8 +953,77 @@ static void align(struct estim *e, uint64_t t_us)
 	memcpy(e->out.pos, x->pos, sizeof(e->out.pos));
 }
 
+/* The speed the aircraft moves at (m/s, 0 if it is not known to move): the
+ * GPS's if a fix came within 1 s, else the airspeed above the minimum. */
+static float moving_speed(const struct estim *e, uint64_t t_us)
+{
+	if (recent(t_us, e->gps_last_valid_us, 1.0f)) {
+		const float *v = e->gps_vel_pre;
+		return sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+	}
+	return e->tas_last_m_s > e->cfg.min_airspeed_m_s ? e->tas_last_m_s : 0.0f;
+}
+
+/* Alignment while moving (in the air, turning, in turbulence): no steady
+ * specific force to wait for. Gravity's reaction is the specific force less
+ * the aircraft's acceleration, and at flying speed that is mostly the turn's:
+ * w x v with v = [V 0 0], the speed along the nose (DCM's centripetal
+ * correction; the airspeed, else the GPS's speed), plus the mean
+ * acceleration along the nose from the speed's change over the window;
+ * gusts, sideslip and angle of attack are left in the tilt's variance. The sums are carried in the present body
+ * frame (each step turns them by its rotation), so the rotation over the
+ * window does not smear them and the result is the present attitude. */
+static void moving_step(struct estim *e, const float dang[3], const float dvel[3], float dt, float speed,
+			uint64_t t_us)
+{
+	float dq[4], R[3][3], t[3];
+	em_quat_from_rotvec(dang, dq);
+	em_quat_to_dcm(dq, R);
+	em_mat_t_vec(R, e->mov_grav, t);
+	memcpy(e->mov_grav, t, sizeof(t));
+	em_mat_t_vec(R, e->mov_mag, t);
+	memcpy(e->mov_mag, t, sizeof(t));
+	/* w x [V 0 0] = [0, wz V, -wy V], over the step */
+	if (e->mov_time_s == 0.0f)
+		e->mov_speed0 = speed;
+	e->mov_grav[0] += dvel[0];
+	e->mov_grav[1] += dvel[1] - dang[2] * speed;
+	e->mov_grav[2] += dvel[2] + dang[1] * speed;
+	e->mov_time_s += dt;
+	bool mag_ok = e->cfg.use_mag && e->mov_mag_n >= 5;
+	if (!((e->mov_time_s >= MOVING_ALIGN_S && (mag_ok || !e->cfg.use_mag)) || e->mov_time_s >= 3.0f))
+		return;
+	float a[3], m[3];
+	for (int i = 0; i < 3; i++) {
+		a[i] = e->mov_grav[i] / e->mov_time_s;
+		m[i] = mag_ok ? e->mov_mag[i] / (float)e->mov_mag_n : 0.0f;
+	}
+	/* and the mean acceleration along the nose: slowing down (a glide
+	 * pitching up) reads as nose-down tilt otherwise */
+	a[0] -= (speed - e->mov_speed0) / e->mov_time_s;
+	float an = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+	if (fabsf(an - G0) > 2.0f) {
+		/* a manoeuvre the correction does not hold: start the window again */
+		moving_reset(e);
+		return;
+	}
+	align(e, t_us, a, mag_ok ? m : NULL, true);
+}
+
 static void align_step(struct estim *e, const float dang[3], const float dvel[3], float dt, uint64_t t_us)
 {
+	float speed = moving_speed(e, t_us);
+	if (speed > MOVING_ALIGN_M_S) {
+		align_reset(e);
+		/* The nose's velocity through the air: in a steady wind the
+		 * body's acceleration is w x v_air + d(v_air)/dt, which the
+		 * airspeed gives exactly where the ground speed (the wind's
+		 * part turning with the body) does not. */
+		bool air = e->tas_last_m_s > e->cfg.min_airspeed_m_s;
+		moving_step(e, dang, dvel, dt, air ? e->tas_last_m_s : speed, t_us);
+		return;
+	}
+	moving_reset(e);
 	float w = sqrtf(dang[0] * dang[0] + dang[1] * dang[1] + dang[2] * dang[2]) / dt;
 	float a = sqrtf(dvel[0] * dvel[0] + dvel[1] * dvel[1] + dvel[2] * dvel[2]) / dt;
 	/* Tilt from gravity needs rest or unaccelerated flight: no manoeuvre
@@ -958,7 +1040,7 @@ static void align_step(struct estim *e, const float dang[3], const float dvel[3]
 	bool mag_ok = !e->cfg.use_mag || e->align_mag_n >= 5;
 	if (!((e->align_time_s >= 1.0f && mag_ok) || e->align_time_s >= 3.0f))
 		return;
-	float T = e->align_time_s, am[3], wm[3];
+	float T = e->align_time_s, am[3], wm[3], m[3];
 	for (int i = 0; i < 3; i++) {
 		am[i] = e->align_acc[i] / T;
 		wm[i] = e->align_gyro[i] / T;
@@ -969,7 +1051,10 @@ static void align_step(struct estim *e, const float dang[3], const float dvel[3]
 		align_reset(e);
 		return;
 	}
-	align(e, t_us);
+	bool have_mag = e->cfg.use_mag && e->align_mag_n >= 5;
+	for (int i = 0; i < 3; i++)
+		m[i] = have_mag ? e->align_mag[i] / (float)e->align_mag_n : 0.0f;
+	align(e, t_us, am, have_mag ? m : NULL, false);
 }
 
 /* ---- IMU intake and the filter step ----------------------------------- */
@@ -1250,9 +1335,12 @@ int estim_push_mag(struct estim *e, const struct mag_sample *s)
 	if (!e->cfg.use_mag)
 		return -EAGAIN;
 	if (!e->running) {
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 3; i++) {
 			e->align_mag[i] += m[i];
+			e->mov_mag[i] += m[i];
+		}
 		e->align_mag_n++;
+		e->mov_mag_n++;
 		return -EAGAIN;
 	}
 	struct estim_obs o = { .t_us = meas_time(s->t_us, e->cfg.mag_delay_ms), .v = { m[0], m[1], m[2] } }, avg;
@@ -1355,8 +1443,12 @@ int estim_push_gps(struct estim *e, const struct gps_fix *f)
 	}
 	e->gps_prev_valid_us = f->t_us;
 	e->gps_last_valid_us = f->t_us;
-	if (!e->running)
+	if (!e->running) {
+		memcpy(e->gps_vel_pre, f->vel_ned_m_s, sizeof(e->gps_vel_pre));
+		if (!f->vel_down_valid)
+			e->gps_vel_pre[2] = 0.0f;
 		return -EAGAIN;
+	}
 	if (!e->origin_set) {
 		/* Keep the filter's current height: the origin is where z = 0 is. */
 		origin_set(e, f->lat_deg, f->lon_deg, (double)f->alt_msl_m + (double)e->x.pos[2]);
@@ -1406,6 +1498,8 @@ uint32_t estim_health(const struct estim *e)
 		h |= ESTIM_H_DEAD_RECKONING;
 	if (e->running && !e->origin_set)
 		h |= ESTIM_H_CONST_POS;
+	if (e->running && e->moving_aligned)
+		h |= ESTIM_H_MOVING_ALIGN;
 	if (recent(t, e->innov[ESTIM_MAG].last_fused_us, 1.0f))
 		h |= ESTIM_H_MAG_USED;
 	if (e->mag_fail_since_us)

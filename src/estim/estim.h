@@ -141,6 +141,8 @@ enum estim_health {
 	ESTIM_H_IMU_FROZEN = 1u << 15,    /* identical samples: a stuck sensor */
 	ESTIM_H_NUMERIC = 1u << 16,       /* a covariance fault caught within 10 s */
 	ESTIM_H_CONST_POS = 1u << 17,     /* no origin yet: position held */
+	ESTIM_H_MOVING_ALIGN = 1u << 18,  /* aligned while moving (in the air): tilt from
+	                                   * the specific force less the turn's acceleration */
 };
 
 /* The EKF_STATUS_REPORT flags word (ArduPilot's EKF_STATUS_FLAGS). */
@@ -276,6 +278,13 @@ struct estim {
 	uint32_t align_mag_n;
 	float align_time_s;
 	bool yaw_aligned, ever_aligned;
+	/* alignment while moving: the sums held in the present body frame */
+	float mov_grav[3], mov_mag[3];  /* specific force less the turn's acceleration (m/s), field */
+	uint32_t mov_mag_n;
+	float mov_time_s;
+	float mov_speed0;       /* the speed at the window's start, m/s */
+	bool moving_aligned;    /* the last alignment was made while moving */
+	float gps_vel_pre[3];   /* the last valid fix's velocity before alignment */
 	uint32_t fake_pos_div;  /* constant-position fusion decimation */
 	/* origin (WGS84) and reference heights */
 	bool origin_set;

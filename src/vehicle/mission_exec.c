@@ -245,7 +245,11 @@ void mexec_update(struct mexec *e, const struct mission *m, struct nav *nav,
 	bool done = false, from_here = false;
 	switch (it->command) {
 	case MAV_CMD_NAV_TAKEOFF:
-		done = out->takeoff_complete;
+		/* ArduPlane's verify_takeoff: complete once above the item's
+		 * height over home, launched or not, so a mission started in
+		 * the air (above it) goes straight on to the next item. */
+		done = out->takeoff_complete ||
+		       (isfinite(vs->alt_rel_m) && vs->alt_rel_m > item_wp(e, it, vs).alt_rel_m);
 		from_here = true;
 		break;
 	case MAV_CMD_NAV_WAYPOINT:

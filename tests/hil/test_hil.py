@@ -147,8 +147,9 @@ class Gcs(threading.Thread):
 class Flight:
     def __init__(self, fulmard, sim, name, sim_args=(), params=(), realtime=False, gcs=False,
                  timeline_extra=(), duration=900, daemon_args=(), base_params=None,
-                 base_timeline=None):
+                 base_timeline=None, mission=MISSION):
         self.dir = tempfile.mkdtemp(prefix='fulmar-hil-%s-' % name)
+        self.mission = mission
         self.sim_port = free_udp_port()
         self.gcs_port = free_udp_port()
         with open(os.path.join(self.dir, 'fulmard.conf'), 'w') as f:
@@ -170,7 +171,7 @@ class Flight:
                    '--status-hz', '0', '--duration', str(duration), '--timeout', '10',
                    '--end-landed', str(END_LANDED_S)] + list(sim_args)
         d_cmd = [fulmard, '-c', os.path.join(self.dir, 'fulmard.conf'),
-                 '--hil', 'udp:127.0.0.1:%d' % self.sim_port, '--load-mission', MISSION,
+                 '--hil', 'udp:127.0.0.1:%d' % self.sim_port, '--load-mission', mission,
                  '--load-params', os.path.join(self.dir, 'p.param')] + list(daemon_args)
         if realtime:
             sim_cmd.append('--realtime')
@@ -223,7 +224,7 @@ class Flight:
 
     def report(self, check_name):
         truth, events, timing = self.stop()
-        s = fr.score(truth, fr.load_mission(MISSION), events, 15.0)
+        s = fr.score(truth, fr.load_mission(self.mission), events, 15.0)
         print('\n'.join('  ' + ln for ln in fr.summary_text(s, timing).split('\n')))
         bad = fr.check(s, check_name)
         for b in bad:
@@ -763,6 +764,39 @@ def case_wmm_arming(fulmard, sim, fulmar_log=None):
               'the hard iron %.1f' % (name, err, iron))
 
 
+AIR_MISSION = os.path.join(ROOT, 'missions', 'cmac-air.waypoints')
+
+
+def case_air_start(fulmard, sim, fulmar_log=None):
+    """Issue 16's in-flight start: the skywalker starts gliding 100 m up at 20 m/s, motor
+    off (fulmar-sim --air-start 100,20), in the demo's world (5 m/s from the east,
+    turbulence 3, seed 1), with the mode switch in AUTO; the pilot holds the rudder to arm
+    (missions/cmac-air.timeline). fulmard must align in the air within 5 s, keep the
+    mission's home, go past the takeoff it is above, fly the three laps and land, scored
+    from the truth against flight_report.CHECKS['air']."""
+    f = Flight(fulmard, sim, 'air', sim_args=['--air-start', '100,20'] + fr.demo_sim_args(),
+               base_params=open(os.path.join(ROOT, 'missions', 'cmac-air.param')).read(),
+               base_timeline=open(os.path.join(ROOT, 'missions', 'cmac-air.timeline')).read(),
+               mission=AIR_MISSION)
+    f.wait_end()
+    truth, events, s = f.report('air')
+    aligned = event_time(events, r'^EKF: tilt alignment complete')
+    flying_mode = next((t for t, txt in events if txt.startswith('mode ')), None)
+    check(aligned is not None and aligned < 5.0,
+          'the estimator aligned in the air %s s after the start (within 5 s)' % aligned)
+    check(flying_mode is not None and flying_mode < 5.0,
+          'its attitude valid (out of INITIALISING, into %s) %s s after the start' % (
+              next((txt[5:] for t, txt in events if txt.startswith('mode ')), None), flying_mode))
+    check(truth[0]['phase'] == 'air' and at(truth, aligned or 0.0)['h'] > 80,
+          'still gliding when aligned: %.1f m up' % at(truth, aligned or 0.0)['h'])
+    kept = event_time(events, r'home kept')
+    armed = event_time(events, r'^armed$')
+    check(kept is not None and armed is not None and kept < armed,
+          "the mission's home kept (at %s s), before the pilot armed (at %s s)" % (kept, armed))
+    check(s['waypoints_reached'][:2] == [1, 2], 'the takeoff (item 1) passed at once, then the '
+          'circuit: %s' % s['waypoints_reached'][:3])
+
+
 def case_gcs_loss(fulmard, sim, fulmar_log=None):
     """In real time: a ground station's heartbeats stop; after FS_LONG_TIMEOUT, RTL
     (FS_LONG_ACTN 1: also from AUTO, where 0 would fly the mission on).
@@ -935,7 +969,8 @@ def case_realtime_overload(fulmard, sim, fulmar_log=None):
                   max((int(r['NLon']) for r in inside), default=None)))
 
 
-CASES = {'sensors': case_sensors, 'sensor_health': case_sensor_health, 'demo': case_demo, 'windy': case_windy,
+CASES = {'sensors': case_sensors, 'sensor_health': case_sensor_health, 'demo': case_demo,
+         'windy': case_windy, 'air_start': case_air_start,
          'gps_loss': case_gps_loss, 'low_battery': case_low_battery, 'rc_loss': case_rc_loss,
          'modes': case_modes, 'gcs_loss': case_gcs_loss, 'log_crash': case_log_crash,
          'determinism': case_determinism, 'log_download': case_log_download,

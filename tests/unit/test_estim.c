@@ -305,6 +305,78 @@ static void traj_turn(double t, const void *arg, struct truth *o)
 	o->airspeed = TURN_V;
 }
 
+/* A glide at 20 m/s down a 4 deg path, straight (with a crab) or turning
+ * at a steady rate, in turbulence: the attitude and the velocity wobble by
+ * sums of sines (2-6 deg, 0.3-0.5 m/s, 0.7-2.9 Hz; up to 3 m/s^2), all
+ * closed form so the IMU, GPS and compass agree exactly. */
+struct glide_arg {
+	double turn_rad_s;      /* course rate */
+	double crab_rad;        /* heading minus course */
+	double course0_rad;
+	double turb;            /* scale of the wobbles, 1: as above */
+	double t_off;           /* where in the wobbles the run starts, s */
+};
+
+struct wobble {
+	double a, hz, ph;
+};
+
+static double wob(const struct wobble *w, int n, double t, double scale, double *rate)
+{
+	double v = 0, d = 0;
+	for (int i = 0; i < n; i++) {
+		double om = 2 * M_PI * w[i].hz;
+		v += w[i].a * sin(om * t + w[i].ph);
+		d += w[i].a * om * cos(om * t + w[i].ph);
+	}
+	*rate = d * scale;
+	return v * scale;
+}
+
+static void traj_glide(double t, const void *arg, struct truth *o)
+{
+	static const struct wobble roll[] = { { 4 * DEG, 0.9, 0.3 }, { 2.5 * DEG, 2.3, 1.7 } };
+	static const struct wobble pitch[] = { { 2 * DEG, 1.1, 2.1 }, { 1.5 * DEG, 2.9, 0.5 } };
+	static const struct wobble yaw[] = { { 1.5 * DEG, 0.7, 1.1 } };
+	static const struct wobble vn[] = { { 0.5, 0.8, 0.9 } }, ve[] = { { 0.5, 1.0, 2.5 } },
+				   vd[] = { { 0.4, 1.2, 0.2 } };
+	const struct glide_arg *a = arg;
+	t += a->t_off;
+	const double V = 20, gam = 4 * DEG, vh = V * cos(gam), vdn = V * sin(gam), W = a->turn_rad_s;
+	memset(o, 0, sizeof(*o));
+	double chi = a->course0_rad + W * (t - a->t_off);
+	double dphi, dth, dpsi, g1, g2, g3;
+	double phi = atan(vh * W / G) + wob(roll, 2, t, a->turb, &dphi);
+	double th = 2 * DEG + wob(pitch, 2, t, a->turb, &dth);
+	double psi = chi + a->crab_rad + wob(yaw, 1, t, a->turb, &dpsi);
+	dpsi += W;
+	set_euler(o, phi, th, remainder(psi, 2 * M_PI));
+	o->w_body[0] = dphi - dpsi * sin(th);
+	o->w_body[1] = dth * cos(phi) + dpsi * cos(th) * sin(phi);
+	o->w_body[2] = -dth * sin(phi) + dpsi * cos(th) * cos(phi);
+	o->vel[0] = vh * cos(chi) + wob(vn, 1, t, a->turb, &g1);
+	o->vel[1] = vh * sin(chi) + wob(ve, 1, t, a->turb, &g2);
+	o->vel[2] = vdn + wob(vd, 1, t, a->turb, &g3);
+	double acc[3] = { -vh * W * sin(chi) + g1, vh * W * cos(chi) + g2, g3 };
+	/* position: the closed-form integral (the wobbles' from their start) */
+	const struct wobble *wv[3] = { vn, ve, vd };
+	for (int i = 0; i < 3; i++) {
+		double om = 2 * M_PI * wv[i]->hz;
+		o->pos[i] = -a->turb * wv[i]->a / om * (cos(om * t + wv[i]->ph) - cos(om * a->t_off + wv[i]->ph));
+	}
+	double tr = t - a->t_off;
+	if (fabs(W) > 1e-9) {
+		o->pos[0] += vh * (sin(chi) - sin(a->course0_rad)) / W;
+		o->pos[1] += -vh * (cos(chi) - cos(a->course0_rad)) / W;
+	} else {
+		o->pos[0] += vh * tr * cos(chi);
+		o->pos[1] += vh * tr * sin(chi);
+	}
+	o->pos[2] += -100 + vdn * tr;
+	specific_force(o, acc);
+	o->airspeed = V;
+}
+
 struct synth {
 	struct estim e;
 	traj_fn fn;
@@ -484,6 +556,109 @@ static void test_estim_aligns_tilt_and_heading_at_rest(void **state)
 	assert_true(ea < 0.1 && ey < 0.3 && ep < 0.1 && ev < 0.05);
 }
 
+/* ---- alignment in the air ------------------------------------------------ */
+
+struct air_run {
+	double aligned_s, att_valid_s, converged_s;   /* from the first sample; -1: never */
+	double tilt_err0_deg, tilt_sigma0_deg, yaw_err0_deg;   /* at alignment */
+	double att5, yaw5;                            /* errors 5 s after the start */
+	double worst_att, worst_yaw, worst_vel;       /* from 5 s to 30 s */
+};
+
+static void air_start(const struct glide_arg *a, bool no_mag, struct air_run *r)
+{
+	static struct synth s;
+	struct estim_config c;
+	cfg_default(&c);
+	synth_init(&s, traj_glide, a, &c);
+	s.no_mag = no_mag;
+	memset(r, 0, sizeof(*r));
+	r->aligned_s = r->att_valid_s = r->converged_s = -1;
+	double ea, ey, ep, ev;
+	while (s.t < 30.0) {
+		synth_run(&s, 0.01);
+		if (r->aligned_s < 0 && (estim_health(&s.e) & ESTIM_H_ALIGNED)) {
+			r->aligned_s = s.t;
+			synth_errors(&s, &ea, &ey, &ep, &ev);
+			struct estim_status st;
+			estim_get_status(&s.e, &st);
+			r->tilt_err0_deg = ea;
+			r->yaw_err0_deg = ey;
+			r->tilt_sigma0_deg = D(st.tilt_sigma_rad) / DEG;
+			assert_true(st.health & ESTIM_H_MOVING_ALIGN);
+		}
+		if (r->att_valid_s < 0 && (estim_ekf_flags(&s.e) & ESTIM_EKF_ATTITUDE))
+			r->att_valid_s = s.t;
+		if (r->converged_s < 0 && estim_is_converged(&s.e))
+			r->converged_s = s.t;
+		if (fabs(s.t - 5.0) < 0.005) {
+			synth_errors(&s, &ea, &ey, &ep, &ev);
+			r->att5 = ea;
+			r->yaw5 = ey;
+		}
+		if (s.t >= 5.0) {
+			synth_errors(&s, &ea, &ey, &ep, &ev);
+			r->worst_att = fmax(r->worst_att, ea);
+			r->worst_yaw = fmax(r->worst_yaw, ey);
+			r->worst_vel = fmax(r->worst_vel, ev);
+		}
+	}
+}
+
+static void air_check(const char *what, const struct glide_arg *a, bool no_mag, double yaw_tol_deg,
+		      double max_aligned_s, double max_converged_s)
+{
+	double worst_err0 = 0, worst_ratio = 0, worst_valid = 0, worst_conv = 0;
+	for (int k = 0; k < 6; k++) {
+		struct glide_arg ak = *a;
+		ak.t_off = 1.37 * k;
+		ak.course0_rad = a->course0_rad + 1.1 * k;
+		struct air_run r;
+		air_start(&ak, no_mag, &r);
+		print_message("%s, start %d: aligned %.2f s (tilt %.2f deg off, sigma %.2f; yaw %.2f off), attitude valid "
+			      "%.2f s, converged %.2f s; at 5 s: attitude %.2f yaw %.2f deg; 5-30 s worst: attitude %.2f "
+			      "yaw %.2f deg, velocity %.2f m/s\n",
+			      what, k, r.aligned_s, r.tilt_err0_deg, r.tilt_sigma0_deg, r.yaw_err0_deg, r.att_valid_s,
+			      r.converged_s, r.att5, r.yaw5, r.worst_att, r.worst_yaw, r.worst_vel);
+		assert_true(r.aligned_s > 0 && r.aligned_s < max_aligned_s);
+		assert_true(r.att_valid_s > 0 && r.att_valid_s < 5.0);
+		assert_true(r.converged_s > 0 && r.converged_s < max_converged_s);
+		assert_true(r.att5 < 2.0 && r.yaw5 < yaw_tol_deg);
+		assert_true(r.worst_att < 2.0 && r.worst_yaw < yaw_tol_deg && r.worst_vel < 1.0);
+		worst_err0 = fmax(worst_err0, r.tilt_err0_deg);
+		worst_ratio = fmax(worst_ratio, r.tilt_err0_deg / r.tilt_sigma0_deg);
+		worst_valid = fmax(worst_valid, r.att_valid_s);
+		worst_conv = fmax(worst_conv, r.converged_s);
+	}
+	print_message("%s: worst tilt error at alignment %.2f deg (%.2f of its sigma); attitude valid within %.2f s, "
+		      "converged within %.2f s\n", what, worst_err0, worst_ratio, worst_valid, worst_conv);
+	/* the variance it starts with is honest */
+	assert_true(worst_ratio < 2.0);
+}
+
+static void test_estim_aligns_in_a_turbulent_glide(void **state)
+{
+	struct glide_arg a = { .turn_rad_s = 0, .crab_rad = 8 * DEG, .course0_rad = 0.4, .turb = 1.0 };
+	air_check("straight glide, crab 8 deg, turbulence", &a, false, 5.0, 1.5, 10.0);
+}
+
+static void test_estim_aligns_in_a_turning_turbulent_glide(void **state)
+{
+	struct glide_arg a = { .turn_rad_s = 15 * DEG, .crab_rad = 0, .course0_rad = -2.0, .turb = 1.0 };
+	air_check("glide turning at 15 deg/s (28 deg of bank), turbulence", &a, false, 5.0, 1.5, 10.0);
+	a.turn_rad_s = -15 * DEG;
+	air_check("the same turning the other way", &a, false, 5.0, 1.5, 10.0);
+}
+
+static void test_estim_aligns_in_a_glide_without_a_compass_on_the_gps_course(void **state)
+{
+	struct glide_arg a = { .turn_rad_s = 0, .crab_rad = 0, .course0_rad = 2.5, .turb = 1.0 };
+	/* it waits 3 s for a compass, then takes the heading from the GPS
+	 * course (sigma 29 deg), which the turbulence's accelerations and the
+	 * airspeed then narrow down to the 10 deg of convergence */
+	air_check("straight glide without a compass, turbulence", &a, true, 10.0, 3.5, 30.0);
+}
+
 static void test_estim_tracks_a_turntable(void **state)
 {
 	static struct synth s;
@@ -540,10 +715,16 @@ static void test_estim_tracks_a_coordinated_turn(void **state)
 	assert_true(es.health & ESTIM_H_BETA_USED);
 	assert_true(hypotf(es.wind_ne_m_s[0], es.wind_ne_m_s[1]) < 0.3f);
 
-	/* a filter started in the turn refuses to align: it is accelerating */
+	/* a filter started in the turn aligns while moving: tilt from the
+	 * specific force less the turn's acceleration, not from its mean
+	 * (which would read the 30 deg bank as level) */
 	estim_init(&s.e, &c);
-	synth_run(&s, 4.0);
-	assert_false(estim_health(&s.e) & ESTIM_H_ALIGNED);
+	synth_run(&s, 1.2);
+	assert_true(estim_health(&s.e) & ESTIM_H_ALIGNED);
+	assert_true(estim_health(&s.e) & ESTIM_H_MOVING_ALIGN);
+	synth_errors(&s, &ea, &ey, &ep, &ev);
+	print_message("aligned in the turn: attitude %.3f yaw %.3f deg off\n", ea, ey);
+	assert_true(ea < 1.0 && ey < 2.0);
 }
 
 /* The coordinated turn with the IMU at hz (and the slow sensors with every
@@ -1210,6 +1391,9 @@ int main(void)
 		cmocka_unit_test(test_estim_aligns_tilt_and_heading_at_rest),
 		cmocka_unit_test(test_estim_tracks_a_turntable),
 		cmocka_unit_test(test_estim_tracks_a_coordinated_turn),
+		cmocka_unit_test(test_estim_aligns_in_a_turbulent_glide),
+		cmocka_unit_test(test_estim_aligns_in_a_turning_turbulent_glide),
+		cmocka_unit_test(test_estim_aligns_in_a_glide_without_a_compass_on_the_gps_course),
 		cmocka_unit_test(test_estim_integrates_any_imu_rate_by_its_time_stamps),
 		cmocka_unit_test(test_estim_takes_slow_sensors_at_their_own_rate_when_every_sample_is_fresh),
 		cmocka_unit_test(test_estim_counts_a_gap_and_holds_the_sample_one_interval),

@@ -105,6 +105,17 @@ static void test_command_modes_by_command_and_by_set_mode(void **state)
 	assert_int_equal(sent[n_sent - 1].msgid, MAVLINK_MSG_ID_COMMAND_ACK);
 }
 
+/* MISSION_START in the air: aligned, with a position and the mission's home
+ * kept, it enters AUTO (the mission executor then passes a takeoff it is
+ * above: test_mission_exec), disarmed or armed. */
+static void test_command_mission_start_enters_auto_in_the_air(void **state)
+{
+	vehicle_update(&v, VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID, 9);
+	v.home_set = true;
+	assert_int_equal(command(300, 0, 0), 0);
+	assert_int_equal(v.mode, PLANE_AUTO);
+}
+
 /* COMMAND_INT DO_REPOSITION: lat/lon in x/y, height above home in param7. */
 static int reposition(float flags, int32_t lat_e7, int32_t lon_e7, float alt)
 {
@@ -168,6 +179,7 @@ int main(void)
 		cmocka_unit_test_setup(test_command_arm_refused_with_reason_while_not_ready, setup),
 		cmocka_unit_test_setup(test_command_arm_disarm_and_retries_are_idempotent, setup),
 		cmocka_unit_test_setup(test_command_modes_by_command_and_by_set_mode, setup),
+		cmocka_unit_test_setup(test_command_mission_start_enters_auto_in_the_air, setup),
 		cmocka_unit_test_setup(test_command_guided_fly_to, setup),
 		cmocka_unit_test_setup(test_command_unknown_is_unsupported_and_counted, setup),
 	};

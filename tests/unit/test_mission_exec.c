@@ -110,6 +110,32 @@ static void test_mexec_flies_the_demo_circuit_three_times_then_lands(void **stat
 	assert_int_equal(mexec_find_land_start(&m), 6);
 }
 
+/* ArduPlane's verify_takeoff: the takeoff is complete once above its height
+ * over home, launched or not; a mission started in the air goes on at once. */
+static void test_mexec_takeoff_is_complete_above_its_height_as_in_an_air_start(void **state)
+{
+	demo_mission();
+	start();
+	assert_int_equal(e.current, 1);
+	struct nav_output out = { 0 };
+	struct vehicle_state vs = at(0, 0, 20);
+	mexec_update(&e, &m, &nav, &out, &vs, 1000);
+	assert_int_equal(e.current, 1);            /* below 50 m, not launched: still taking off */
+	uint16_t seq;
+	assert_false(mexec_take_reached(&e, &seq));
+	vs = at(0, 0, 100);                         /* 100 m up: an air start */
+	mexec_update(&e, &m, &nav, &out, &vs, 2000);
+	assert_true(mexec_take_reached(&e, &seq));
+	assert_int_equal(seq, 1);
+	assert_int_equal(e.current, 2);
+	assert_int_equal(nav.task, NAV_TASK_LEG);
+	/* AUTO with a current item past the takeoff starts there */
+	m.current = 3;
+	struct nav_wp home = { HOME_LAT, HOME_LON, 0 };
+	mexec_start(&e, &m, &nav, &mp, &home, HOME_ALT, &vs, 3000);
+	assert_int_equal(e.current, 3);
+}
+
 static void test_mexec_legs_have_their_turn_and_heights(void **state)
 {
 	demo_mission();
@@ -250,6 +276,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mexec_flies_the_demo_circuit_three_times_then_lands),
+		cmocka_unit_test(test_mexec_takeoff_is_complete_above_its_height_as_in_an_air_start),
 		cmocka_unit_test(test_mexec_legs_have_their_turn_and_heights),
 		cmocka_unit_test(test_mexec_loiter_turns_counts_whole_circles),
 		cmocka_unit_test(test_mexec_loiter_time_and_altitude),

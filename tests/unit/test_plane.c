@@ -107,6 +107,45 @@ static void test_plane_manual_passes_the_sticks_through(void **state)
 	assert_int_equal(out.pwm_us[0], 1800);
 }
 
+/* Initialising in the air: no attitude to fly by, so every surface holds its
+ * SERVOn_TRIM (a trimmed plane glides wings level) and the motor its minimum,
+ * whatever the sticks say (the pilot holding the rudder to arm). */
+static void test_plane_holds_the_trims_and_the_motor_off_while_initialising(void **state)
+{
+	setup();
+	pp.servo.ch[0].servo_trim = 1460;
+	pp.servo.ch[1].servo_trim = 1560;
+	pp.servo.ch[3].servo_trim = 1520;
+	pp.servo.ch[2].servo_min = 1000;
+	pp.servo.ch[2].servo_trim = 1000;
+	vehicle_init(&v);
+	plane_init(&pl, &v);
+	v.home_set = true;                                /* the mission's, kept in the air */
+	in.vs.valid = 0;                                  /* the estimator has not aligned */
+	rc_set(1900, 1100, 1000, 2000, 1550);             /* sticks out, rudder right, AUTO */
+	run(1.0, true);
+	assert_int_equal(v.mode, PLANE_INITIALISING);
+	assert_int_equal(out.pwm_us[0], 1460);
+	assert_int_equal(out.pwm_us[1], 1560);
+	assert_int_equal(out.pwm_us[2], 1000);
+	assert_int_equal(out.pwm_us[3], 1520);
+	char why[96];
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), -EPERM);
+	/* aligned: the mode switch's AUTO is taken, and it flies the glide disarmed, motor off */
+	in.vs.valid = VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID |
+		      VEHICLE_AIRSPEED_VALID;
+	mis.count = 3;
+	mis.items[1] = (struct mission_item){ .command = 22, .frame = 3, .z = 40 };
+	mis.items[2] = (struct mission_item){ .command = 16, .frame = 3, .z = 40,
+					      .x = (int32_t)lround((HOME_LAT + 0.005) * 1e7),
+					      .y = (int32_t)lround(HOME_LON * 1e7) };
+	run(0.5, true);
+	assert_int_equal(v.mode, PLANE_AUTO);
+	assert_false(v.armed);
+	assert_int_equal(out.pwm_us[2], 1000);
+	assert_int_equal(pl.mexec.current, 2);          /* 80 m up: past the 40 m takeoff */
+}
+
 static void test_plane_fbwa_turns_sticks_into_attitude(void **state)
 {
 	setup();
@@ -429,6 +468,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plane_switch_bands_are_arduplanes),
 		cmocka_unit_test(test_plane_manual_passes_the_sticks_through),
+		cmocka_unit_test(test_plane_holds_the_trims_and_the_motor_off_while_initialising),
 		cmocka_unit_test(test_plane_fbwa_turns_sticks_into_attitude),
 		cmocka_unit_test(test_plane_refuses_a_mode_it_cannot_fly_and_says_why),
 		cmocka_unit_test(test_plane_rc_loss_circles_then_returns),
