@@ -166,6 +166,9 @@ def rms(xs):
 # The height (above the ground) a flight must have reached before a ground contact counts
 # as its touchdown.
 TOUCHDOWN_AFTER_M = 5.0
+# A straight leg's height is held to its line from this long after the turn onto it
+# (issue 16: "height within +-2 m 10 s after each turn").
+TURN_SETTLE_S = 10.0
 
 
 def score(truth, mission, events, cruise_m_s):
@@ -207,6 +210,9 @@ def score(truth, mission, events, cruise_m_s):
                             for _, txt in events)
     # straight legs between consecutive waypoints reached
     xt, ht, asp, when = [], [], [], []
+    # the height error on each straight leg from TURN_SETTLE_S after the turn onto it
+    # (the waypoint before it reached) to the turn off it: how well TECS damps a turn
+    after_turn = []
     by_seq = {it['seq']: it for it in mission}
     for (t0, a), (t1, b) in zip(reached, reached[1:]):
         wa, wb = by_seq.get(a), by_seq.get(b)
@@ -221,6 +227,9 @@ def score(truth, mission, events, cruise_m_s):
             if r['t'] < t0 or r['t'] > t1 or r['phase'] != 'air':
                 continue
             along = (r['n'] - an) * un + (r['e'] - ae) * ue
+            if r['t'] >= t0 + TURN_SETTLE_S and along <= length - 90:
+                target = wa['rel'] + (wb['rel'] - wa['rel']) * max(along, 0.0) / length + home_h
+                after_turn.append(abs(r['h'] - target))
             if along < 100 or along > length - 90:   # the turns in and out are not a straight leg
                 continue
             xt.append((r['n'] - an) * ue - (r['e'] - ae) * un)
@@ -231,6 +240,7 @@ def score(truth, mission, events, cruise_m_s):
     s['xtrack_rms_m'] = rms(xt)
     s['xtrack_max_m'] = max((abs(x) for x in xt), default=float('nan'))
     s['alt_rms_m'] = rms(ht)
+    s['alt_after_turn_max_m'] = max(after_turn, default=float('nan'))
     # Dead reckoning: from the estimator's "GPS lost" until it takes GPS back, the worst
     # cross-track and height error on the straight legs (NaN when it kept its GPS).
     out, lost = [], None
@@ -385,8 +395,10 @@ def summary_text(s, timing):
         'flight time %s s, %s m flown, highest %s m, fastest %s m/s' % (
             f('flight_time_s'), f('distance_m', '%.0f'), f('max_height_m'), f('max_airspeed_m_s')),
         'laps %d; waypoints %s' % (s['laps'], ' '.join(str(x) for x in s['waypoints_reached'])),
-        'straight legs: cross-track RMS %s m, height RMS %s m, airspeed error max %s m/s' % (
-            f('xtrack_rms_m', '%.2f'), f('alt_rms_m', '%.2f'), f('airspeed_err_max_m_s', '%.2f')),
+        'straight legs: cross-track RMS %s m, height RMS %s m (worst %s m from %.0f s after '
+        'a turn), airspeed error max %s m/s' % (
+            f('xtrack_rms_m', '%.2f'), f('alt_rms_m', '%.2f'), f('alt_after_turn_max_m', '%.2f'),
+            TURN_SETTLE_S, f('airspeed_err_max_m_s', '%.2f')),
         'slowest %s m/s (stall + 20%% = %.1f), steepest bank %s deg' % (
             f('min_airspeed_m_s'), STALL_M_S * 1.2, f('max_bank_deg')),
         'touchdown %s m along, %s m across the land point; %s, %s' % (

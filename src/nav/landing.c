@@ -12,13 +12,24 @@ int land_path_plan(struct land_path *lp, struct nav_ne start, float start_alt_m,
 	float dh = start_alt_m - land_alt_m;
 	if (len < 20.0f || dh < 1.0f || !(gs_m_s > 1.0f))
 		return -EINVAL;
-	float b = tecs_land_sink_m_s / gs_m_s;
+	/* The touchdown's slope: TECS_LAND_SINK at the ground speed, but never
+	 * more than half the mean slope. Into a strong wind the ground speed is
+	 * so low that the glide path itself sinks gentler than TECS_LAND_SINK
+	 * (15 m/s into 10 m/s on a 1 in 12 path: 0.4 m/s); a flare that asked
+	 * for more sink than that would be no flare, and the plan would fail. */
+	float b = fminf(tecs_land_sink_m_s / gs_m_s, 0.5f * dh / len);
 	/* the glide slope passes through (d_f, h_f), which depend on the slope:
 	 * a fixed point iteration converges in a few steps for any sane approach */
 	float tg = dh / len, hf = land_flare_alt_m, df = 0.0f;
 	for (int i = 0; i < 8; i++) {
 		float sink = tg * gs_m_s;
 		hf = fmaxf(land_flare_alt_m, land_flare_sec * sink);
+		/* A glide that sinks no more than twice the touchdown's (into a
+		 * strong wind) needs little flare: from LAND_FLARE_SEC above the
+		 * ground, not from LAND_FLARE_ALT, which at that slow a pace
+		 * would take a power-off flare 10 s and more. */
+		if (sink <= 2.0f * tecs_land_sink_m_s)
+			hf = fmaxf(land_flare_sec * sink, 0.3f);
 		if (hf > 0.5f * dh)
 			hf = 0.5f * dh;
 		df = 2.0f * hf / (tg + b);
@@ -72,7 +83,7 @@ bool land_should_flare(const struct land_path *lp, float d_m, float hgt_m, float
 		       float land_flare_alt_m, float land_flare_sec)
 {
 	float h = hgt_m - lp->land_alt_m;
-	if (d_m <= lp->flare_d_m || h <= land_flare_alt_m)
+	if (d_m <= lp->flare_d_m || h <= fminf(land_flare_alt_m, lp->flare_h_m))
 		return true;
 	return climb_m_s < -0.1f && h / -climb_m_s <= land_flare_sec;
 }

@@ -11,7 +11,9 @@
  *               whose slope is tan(gamma) at d_f and b at touchdown)
  *   d < 0:      b d                                        (keep sinking gently)
  * where h_f = max(LAND_FLARE_ALT, LAND_FLARE_SEC * sink on the glide slope):
- * the flare starts where either of ArduPilot's triggers would fire on the path.
+ * the flare starts where either of ArduPilot's triggers would fire on the path;
+ * but a glide that sinks no more than twice TECS_LAND_SINK (into a strong
+ * wind) flares from LAND_FLARE_SEC alone, and b is at most half the slope.
  */
 #ifndef FULMAR_NAV_LANDING_H
 #define FULMAR_NAV_LANDING_H
@@ -55,7 +57,8 @@ float land_path_height_m(const struct land_path *lp, float d_m);
 #define LAND_SINK_MIN_M_S 0.1f
 float land_flare_sink_m_s(const struct land_path *lp, float h_m, float gs_m_s);
 /* Whether to flare now: at or past the flare start, at or below LAND_FLARE_ALT
- * above the land point, or (while sinking) LAND_FLARE_SEC from the ground. */
+ * (or the planned flare height, if lower) above the land point, or (while
+ * sinking) LAND_FLARE_SEC from the ground. */
 bool land_should_flare(const struct land_path *lp, float d_m, float hgt_m, float climb_m_s,
 		       float land_flare_alt_m, float land_flare_sec);
 

@@ -32,14 +32,12 @@ void nav_params_default(struct nav_params *p)
 	p->tecs.arspd_fbw_min = 11.0f;
 	p->tecs.trim_throttle = 60.0f;
 	p->tecs.tecs_clmb_max = 3.0f;
-	/* a 3 m flare floats a light foam plane 50 m and more, bleeding speed
-	 * towards the stall in a headwind: flare lower */
-	p->land_flare_alt = 2.0f;
-	p->land_flare_sec = 1.5f;
-	/* the flare's loss of speed needs more angle of attack than the path's
-	 * feed-forward gives; with a 0 degree floor it lands 10 m short, 2 on
-	 * the point */
-	p->tecs.land_pitch_cd = 200.0f;
+	/* the flare: ArduPlane's LAND_FLARE_ALT 3 m, LAND_FLARE_SEC 2 s and
+	 * LAND_PITCH_CD 0, but a touchdown sink of 0.5 m/s, not 0.25: at 14 m/s
+	 * over the ground a 0.25 m/s flare's end is a slope of 1 in 56, where a
+	 * tenth of a metre of height (the gear, the baro) is 6 m along the
+	 * ground; at 0.5 m/s half that (docs/flight-control.md) */
+	p->tecs.tecs_land_sink = 0.5f;
 }
 
 void nav_init(struct nav *n, double home_lat_deg, double home_lon_deg)

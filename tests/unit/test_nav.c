@@ -456,6 +456,25 @@ static void test_land_path_is_continuous_and_ends_on_the_point(void **state)
 					1.5f, 0.25f), -EINVAL);
 }
 
+/* Into a strong wind the ground speed is so low that TECS_LAND_SINK would be
+ * steeper than the glide path: the plan still holds, with a gentler touchdown. */
+static void test_land_path_plans_into_a_strong_headwind(void **state)
+{
+	(void)state;
+	struct land_path lp;
+	struct nav_ne start = { -500, 0 }, land = { 0, 0 };
+	/* 40 m over 500 m (1 in 12.5), 15 m/s into 10 m/s: 5 m/s over the ground */
+	assert_int_equal(land_path_plan(&lp, start, 40.0f, land, 0.0f, 5.0f, 3.0f, 2.0f, 0.5f), 0);
+	assert_true(lp.b > 0.0f && lp.b < lp.tan_gamma);
+	assert_true(lp.b <= 0.5f * 40.0f / 500.0f + 1e-6f);
+	assert_true(lp.a > 0.0f);
+	assert_near(land_path_height_m(&lp, 500.0f), 40.0, 0.05);
+	assert_near(land_path_height_m(&lp, 0.0f), 0.0, 1e-5);
+	/* the touchdown sink: gentler than asked (the path is), never zero */
+	float sink = land_flare_sink_m_s(&lp, 0.0f, 5.0f);
+	assert_true(sink < 0.5f && sink >= LAND_SINK_MIN_M_S);
+}
+
 /* ---- launch detector ---- */
 
 static void test_launch_waits_for_the_throw_then_the_delay_then_the_speed(void **state)
@@ -757,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_tecs_integrators_and_outputs_stay_within_limits),
 		cmocka_unit_test(test_tecs_takeoff_and_flare_stages),
 		cmocka_unit_test(test_land_path_is_continuous_and_ends_on_the_point),
+		cmocka_unit_test(test_land_path_plans_into_a_strong_headwind),
 		cmocka_unit_test(test_launch_waits_for_the_throw_then_the_delay_then_the_speed),
 		cmocka_unit_test(test_launch_ignores_throws_in_the_wrong_attitude_or_too_slow),
 		cmocka_unit_test(test_nav_leg_reports_and_sequences),
