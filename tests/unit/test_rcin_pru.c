@@ -692,13 +692,17 @@ static void *fw_run(void *arg)
 		 * PRU, measuring the level, records its true length.
 		 */
 		if (k % 9 == 8) {
-			uint64_t end = t + 60000;
+			/* at most what the entry's 16 bits hold (a gap of 7.7 ms
+			 * plus 60 ms would not: a loaded host that kept this thread
+			 * waiting that long wrapped it to a short one) */
+			uint64_t end = t + 65535u - high;
 			while (k + 1 - atomic_load(&f->taken) >= ENTRIES / 2 - 20 &&
 			       !atomic_load(&f->stop) && mono_us() < end)
 				sleep_until_us(mono_us() + 200);
 			uint64_t now = mono_us();
 			if (now > t) {
-				high = (uint16_t)(high + (now - t));
+				uint64_t gap = high + (now - t);
+				high = (uint16_t)(gap < 65535u ? gap : 65535u);
 				t = now;
 			}
 		}
