@@ -324,6 +324,8 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		.eas_dem_m_s = eas_dem,
 		.stage = stage,
 		.ptch_takeoff_rad = n->tkoff_pitch_rad,
+		/* climb no faster than the cruise speed (the hand-over's speed) */
+		.tkoff_eas_max_m_s = p->trim_arspd_cm * 0.01f,
 	};
 	tecs_update(&n->tecs, &p->tecs, &ti, dt_s);
 

@@ -41,8 +41,9 @@ void tecs_params_default(struct tecs_params *p);
 
 enum tecs_stage {
 	TECS_STAGE_NORMAL = 1,
-	TECS_STAGE_TAKEOFF,        /* full throttle; pitch up to the takeoff pitch, less only to
-				      hold the speed demand (speed weight 2) */
+	TECS_STAGE_TAKEOFF,        /* full throttle (less only above tkoff_eas_max_m_s); pitch up
+				      to the takeoff pitch, less only to hold the speed demand
+				      (speed weight 2) */
 	TECS_STAGE_LAND_APPROACH,  /* the height demand is a glide path: no smoothing lag */
 	TECS_STAGE_LAND_FLARE,     /* throttle cut, pitch holds the flare path, speed ignored */
 };
@@ -60,6 +61,8 @@ struct tecs_input {
 	float eas_dem_m_s;         /* demanded airspeed (equivalent) */
 	enum tecs_stage stage;
 	float ptch_takeoff_rad;    /* TAKEOFF stage: the climb-out pitch (the highest demanded) */
+	float tkoff_eas_max_m_s;   /* TAKEOFF stage: faster than this (EAS) the throttle comes off
+				      (an aircraft that out-climbs its takeoff pitch); 0: full throttle */
 };
 
 struct tecs {

@@ -420,6 +420,38 @@ static void test_tecs_takeoff_and_flare_stages(void **state)
 	assert_true(t.pitch_dem_rad >= p.land_pitch_cd * 0.01f * D2R - 1e-6f);
 }
 
+/* Faster than tkoff_eas_max_m_s at the takeoff pitch, the throttle comes off
+ * the more the faster: no longer full at 16 m/s against 15, off by 22 m/s;
+ * at or under the cap (or with none) full. */
+static void test_tecs_takeoff_throttle_comes_off_past_its_speed_cap(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	tecs_base(&p, &in);
+	in.stage = TECS_STAGE_TAKEOFF;
+	in.ptch_takeoff_rad = 12 * D2R;
+	in.hgt_dem_m = 150.0f;
+	in.eas_dem_m_s = p.arspd_fbw_min;
+	in.tkoff_eas_max_m_s = 15.0f;
+	float thr[3];
+	const float eas[3] = { 14.5f, 16.0f, 22.0f };
+	for (int k = 0; k < 3; k++) {
+		in.eas_m_s = eas[k];
+		tecs_init(&t);
+		tecs_settle(&t, &p, &in);
+		thr[k] = t.throttle_dem;
+	}
+	assert_near(thr[0], p.thr_max * 0.01f, 1e-6);
+	assert_true(thr[1] < 0.9f * p.thr_max * 0.01f && thr[1] > 0.5f * p.thr_max * 0.01f);
+	assert_near(thr[2], p.thr_min * 0.01f, 1e-6);
+	in.tkoff_eas_max_m_s = 0.0f;
+	tecs_init(&t);
+	tecs_settle(&t, &p, &in);
+	assert_near(t.throttle_dem, p.thr_max * 0.01f, 1e-6);
+}
+
 /* ---- landing path ---- */
 
 static void test_land_path_is_continuous_and_ends_on_the_point(void **state)
@@ -756,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_tecs_underspeed_gives_full_throttle_and_speed_priority),
 		cmocka_unit_test(test_tecs_integrators_and_outputs_stay_within_limits),
 		cmocka_unit_test(test_tecs_takeoff_and_flare_stages),
+		cmocka_unit_test(test_tecs_takeoff_throttle_comes_off_past_its_speed_cap),
 		cmocka_unit_test(test_land_path_is_continuous_and_ends_on_the_point),
 		cmocka_unit_test(test_launch_waits_for_the_throw_then_the_delay_then_the_speed),
 		cmocka_unit_test(test_launch_ignores_throws_in_the_wrong_attitude_or_too_slow),
