@@ -724,6 +724,45 @@ static void test_nav_runway_takeoff_holds_the_tail_then_levels_then_rotates(void
 	assert_true(n.tkoff_rotated && n.tkoff_tail_done);
 }
 
+/* In a 10 m/s crosswind the airspeed is past TKOFF_TDRAG_SPD1 standing still:
+ * the tail stays down (wings level) until the roll itself is that fast; the
+ * nose rising 5 degrees off the runway, or the rotation airspeed, is flying. */
+static void test_nav_runway_takeoff_in_a_wind_holds_the_tail_until_rolling(void **state)
+{
+	(void)state;
+	struct sim_lla home = sim_home_default();
+	struct nav_params p;
+	struct nav n;
+	struct nav_output out;
+	float acc[3] = { 2.0f, 0.0f, -9.8f };
+	runway_takeoff(&n, &p, &home, acc, &out);
+	struct vehicle_state vs = vs_at(&home, 2, 0, 0.0f, 2, 0);
+	vs.airspeed_m_s = 10.0f;
+	vs.roll_rad = 4.0f * D2R;
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_true(out.elevator_hold);
+	assert_near(out.nav_roll_rad, 0.0, 0.0);
+	vs = vs_at(&home, 20, 0, 0.0f, 8.5f, 0);
+	vs.airspeed_m_s = 10.0f;
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_false(out.elevator_hold);
+	assert_false(n.tkoff_rotated);
+	vs.airspeed_m_s = 11.5f;
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_true(n.tkoff_rotated);
+	/* weathervaned into the wind, lifting off standing: rotated at once */
+	runway_takeoff(&n, &p, &home, acc, &out);
+	vs = vs_at(&home, 0, 0, 0.0f, 0.5f, 0);
+	vs.airspeed_m_s = 10.0f;
+	vs.pitch_rad = 4.0f * D2R;                  /* the roll began level (runway_takeoff) */
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_false(n.tkoff_rotated);
+	vs.pitch_rad = 5.5f * D2R;
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_true(n.tkoff_rotated);
+	assert_false(out.elevator_hold);
+}
+
 static void test_nav_runway_takeoff_steers_back_to_the_runway_heading_below_ground_steer_alt(void **state)
 {
 	(void)state;
@@ -796,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_nav_takeoff_holds_the_motor_until_the_throw),
 		cmocka_unit_test(test_steer_turns_toward_the_heading_and_holds_its_integral_when_standing),
 		cmocka_unit_test(test_nav_runway_takeoff_holds_the_tail_then_levels_then_rotates),
+		cmocka_unit_test(test_nav_runway_takeoff_in_a_wind_holds_the_tail_until_rolling),
 		cmocka_unit_test(test_nav_runway_takeoff_steers_back_to_the_runway_heading_below_ground_steer_alt),
 		cmocka_unit_test(test_nav_defaults_are_a_hand_launch_without_ground_steering),
 	};
