@@ -13,6 +13,7 @@
 #define LAND_GROUNDED_GS_M_S 5.0f
 #define LAND_GROUNDED_AIRSPEED_FRAC 0.75f
 #define LAND_GROUNDED_US 3000000u
+#define LAND_GROUNDED_HGT_M 3.0f
 #define CIRCLE_CAPTURE_FRAC 0.25f  /* on the circle within this part of the radius (min 5 m) */
 #define LOITER_ALT_TOL_M 5.0f      /* NAV_LOITER_TO_ALT: close enough */
 
@@ -283,11 +284,15 @@ void mexec_update(struct mexec *e, const struct mission *m, struct nav *nav,
 		}
 		/* A plane without brakes in a wind may never stop: weathervaned
 		 * into it, it is blown backwards at a few m/s. Too slow to fly,
-		 * through the air and over the ground, for 3 s after the flare is
-		 * on the ground as well. */
+		 * through the air and over the ground, within a few metres of the
+		 * land point's height, for 3 s after the flare is on the ground as
+		 * well. The estimator stops using a pitot that reads under 7 m/s
+		 * (src/estim): without an airspeed, the ground speed alone. */
 		bool eas_ok = (vs->valid & VEHICLE_AIRSPEED_VALID) != 0;
-		if (out->flaring && eas_ok && gs < LAND_GROUNDED_GS_M_S &&
-		    vs->airspeed_m_s < LAND_GROUNDED_AIRSPEED_FRAC * e->p.arspd_fbw_min) {
+		bool slow_air = !eas_ok ||
+				vs->airspeed_m_s < LAND_GROUNDED_AIRSPEED_FRAC * e->p.arspd_fbw_min;
+		if (out->flaring && gs < LAND_GROUNDED_GS_M_S && slow_air &&
+		    vs->alt_rel_m < nav->land_wp.alt_rel_m + LAND_GROUNDED_HGT_M) {
 			if (!e->grounded_since_us)
 				e->grounded_since_us = now_us;
 		} else {

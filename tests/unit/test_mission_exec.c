@@ -247,7 +247,8 @@ static void test_mexec_touchdown_is_a_stop_after_the_flare(void **state)
 }
 
 /* Without brakes in a wind it may never stop: blown backwards at 3 m/s with
- * 6 m/s through the air, too slow to fly, it is on the ground after 3 s. */
+ * 6 m/s through the air, too slow to fly, on the ground, it has landed after
+ * 3 s. */
 static void test_mexec_touchdown_is_too_slow_to_fly_after_the_flare(void **state)
 {
 	memset(&m, 0, sizeof(m));
@@ -270,13 +271,21 @@ static void test_mexec_touchdown_is_too_slow_to_fly_after_the_flare(void **state
 	mexec_update(&e, &m, &nav, &out, &vs, 1000000);
 	mexec_update(&e, &m, &nav, &out, &vs, 6000000);
 	assert_int_equal(e.phase, MEXEC_FLYING);
-	/* Nor without an airspeed to judge by. */
+	/* Nor above the land point (a float in a headwind). */
 	start();
 	vs.airspeed_m_s = 6.0f;
-	vs.valid &= ~VEHICLE_AIRSPEED_VALID;
+	vs.alt_rel_m = 4.0f;
 	mexec_update(&e, &m, &nav, &out, &vs, 1000000);
 	mexec_update(&e, &m, &nav, &out, &vs, 6000000);
 	assert_int_equal(e.phase, MEXEC_FLYING);
+	/* The estimator drops a pitot that reads that slow: the ground speed alone. */
+	start();
+	vs.alt_rel_m = 0.0f;
+	vs.airspeed_m_s = 9.0f;
+	vs.valid &= ~VEHICLE_AIRSPEED_VALID;
+	mexec_update(&e, &m, &nav, &out, &vs, 1000000);
+	mexec_update(&e, &m, &nav, &out, &vs, 4000000);
+	assert_int_equal(e.phase, MEXEC_LANDED);
 }
 
 int main(void)
