@@ -174,7 +174,11 @@ static bool ground_roll_phase(struct nav *n, const struct nav_params *p, const s
 		if (p->tkoff_tdrag_elev != 0.0f && fminf(aspd, gs) < p->tkoff_tdrag_spd1) {
 			out->elevator_hold = true;
 			out->elevator = nav_clampf(p->tkoff_tdrag_elev * 0.01f, -1.0f, 1.0f);
-			out->nav_pitch_rad = 0.0f;
+			/* the pitch the wheels give: the pitch loop, overridden,
+			 * does not wind its integrator against them (which, at a
+			 * rotation straight from the tail hold, pushed the nose
+			 * 10 degrees down) */
+			out->nav_pitch_rad = isfinite(vs->pitch_rad) ? vs->pitch_rad : 0.0f;
 			return false;
 		}
 		n->tkoff_tail_done = true;
@@ -368,8 +372,14 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		} else if (!ground_roll_phase(n, p, vs, eas_ok, gs, out)) {
 			/* on the runway: the tail held down, then the nose level;
 			 * the wings level (the ailerons into the wind), the rudder
-			 * and tail wheel keep the line */
+			 * and tail wheel keep the line. TECS takes over at the
+			 * rotation from the attitude then, towards the takeoff
+			 * pitch: on the wheels its pitch integrator would wind
+			 * down the whole roll (slower than ARSPD_FBW_MIN; the
+			 * cub's nose went to -11 degrees just after lifting off
+			 * in a 10 m/s crosswind). */
 			out->nav_roll_rad = 0.0f;
+			tecs_hold_pitch(&n->tecs, vs->pitch_rad, n->tkoff_pitch_rad);
 		} else if (!eas_ok) {
 			/* no airspeed: pitch up with the ground speed, 5 degrees to the
 			 * takeoff pitch at cruise speed */

@@ -49,6 +49,16 @@ void tecs_init(struct tecs *t)
 	memset(t, 0, sizeof(*t));
 }
 
+void tecs_hold_pitch(struct tecs *t, float pitch_rad, float trim_rad)
+{
+	if (!isfinite(pitch_rad) || !isfinite(trim_rad))
+		return;
+	t->integ_seb = trim_rad;
+	t->pitch_dem_rad = pitch_rad;
+	t->last_pitch_dem_rad = pitch_rad;
+	t->bumpless = false;
+}
+
 static void reset(struct tecs *t, const struct tecs_input *in, float tas)
 {
 	t->tas_state = tas;

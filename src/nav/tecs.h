@@ -85,6 +85,10 @@ struct tecs {
 };
 
 void tecs_init(struct tecs *t);
+/* While the pitch is not TECS's to fly (a takeoff roll on the wheels): the
+ * next pitch demand starts from pitch_rad (then at the TECS_VERT_ACC rate)
+ * and the pitch integrator holds trim_rad, not what it would gather. */
+void tecs_hold_pitch(struct tecs *t, float pitch_rad, float trim_rad);
 /* One step of dt_s; outputs in t->throttle_dem and t->pitch_dem_rad. */
 void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_input *in, float dt_s);
 
