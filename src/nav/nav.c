@@ -8,6 +8,8 @@
 
 /* How far past the land point (and ahead of the launch) the tracked line runs. */
 #define NAV_LINE_EXTENSION_M 1000.0f
+/* The takeoff climb's throttle comes off past this many times TRIM_ARSPD_CM. */
+#define TKOFF_EAS_MAX_OVER_TRIM 1.15f
 /* The takeoff roll: nose up this far from where it began is flying. */
 #define TKOFF_PITCH_UP_RAD (5.0f * NAV_DEG2RAD)
 
@@ -350,8 +352,10 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		.eas_dem_m_s = eas_dem,
 		.stage = stage,
 		.ptch_takeoff_rad = n->tkoff_pitch_rad,
-		/* climb no faster than the cruise speed (the hand-over's speed) */
-		.tkoff_eas_max_m_s = p->trim_arspd_cm * 0.01f,
+		/* climb not much faster than the cruise speed (the hand-over's):
+		 * 15 % over it, so that an aircraft that climbs near its cruise
+		 * speed at full throttle (the skywalker, 15-16 m/s) keeps it */
+		.tkoff_eas_max_m_s = TKOFF_EAS_MAX_OVER_TRIM * p->trim_arspd_cm * 0.01f,
 	};
 	tecs_update(&n->tecs, &p->tecs, &ti, dt_s);
 
