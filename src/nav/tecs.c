@@ -193,7 +193,7 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 			 * at the hand-over to the first leg: a zoom past the takeoff
 			 * height. Past the cap the throttle comes off in proportion to
 			 * the excess kinetic energy and its rate, at 4 times the energy
-			 * loop's gain: about 16 m/s for a 15 m/s cap on the cub. */
+			 * loop's gain. */
 			float v_cap = in->tkoff_eas_max_m_s * eas2tas;
 			float excess = 0.5f * (tas * tas - v_cap * v_cap) +
 				       p->tecs_thr_damp * tas * t->vel_dot;
