@@ -452,6 +452,38 @@ static void test_tecs_takeoff_throttle_comes_off_past_its_speed_cap(void **state
 	assert_near(t.throttle_dem, p.thr_max * 0.01f, 1e-6);
 }
 
+/* On the wheels the pitch is not TECS's: held, it starts from the attitude
+ * given and integrates from the trim given, not from what it gathered. */
+static void test_tecs_hold_pitch_starts_from_the_attitude_and_the_trim_given(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	tecs_base(&p, &in);
+	p.tecs_integ_gain = 0.1f;
+	in.stage = TECS_STAGE_TAKEOFF;
+	in.ptch_takeoff_rad = 12 * D2R;
+	in.eas_dem_m_s = p.arspd_fbw_min;
+	in.eas_m_s = p.arspd_fbw_min - 2.0f;   /* slow: winds the integrator nose-down */
+	tecs_settle(&t, &p, &in);
+	assert_true(t.integ_seb < 11 * D2R);
+	tecs_hold_pitch(&t, 11 * D2R, 12 * D2R);
+	assert_near(t.integ_seb, 12 * D2R, 1e-6);
+	in.eas_m_s = p.arspd_fbw_min;
+	in.pitch_rad = 11 * D2R;
+	tecs_update(&t, &p, &in, 0.02f);
+	float step = 0.02f * p.tecs_vert_acc / (p.arspd_fbw_min - 2.0f);   /* the filter still slow */
+	assert_true(fabsf(t.pitch_dem_rad - 11 * D2R) <= step + 1e-6f);
+	for (int i = 0; i < 100; i++)
+		tecs_update(&t, &p, &in, 0.02f);
+	assert_true(t.pitch_dem_rad > 10 * D2R);
+	/* nonsense in: nothing changes */
+	float before = t.integ_seb;
+	tecs_hold_pitch(&t, NAN, 0.0f);
+	assert_near(t.integ_seb, before, 0.0);
+}
+
 /* ---- landing path ---- */
 
 static void test_land_path_is_continuous_and_ends_on_the_point(void **state)
@@ -828,6 +860,7 @@ int main(void)
 		cmocka_unit_test(test_tecs_integrators_and_outputs_stay_within_limits),
 		cmocka_unit_test(test_tecs_takeoff_and_flare_stages),
 		cmocka_unit_test(test_tecs_takeoff_throttle_comes_off_past_its_speed_cap),
+		cmocka_unit_test(test_tecs_hold_pitch_starts_from_the_attitude_and_the_trim_given),
 		cmocka_unit_test(test_land_path_is_continuous_and_ends_on_the_point),
 		cmocka_unit_test(test_launch_waits_for_the_throw_then_the_delay_then_the_speed),
 		cmocka_unit_test(test_launch_ignores_throws_in_the_wrong_attitude_or_too_slow),
