@@ -13,7 +13,7 @@ const struct flight_param_bind flight_param_binds[] = {
 	{ "ARMING_REQUIRE", 1.0f, 1, { offsetof(struct plane_params, arming_require) } },
 	{ "ARMING_RUDDER", 1.0f, 1, { offsetof(struct plane_params, arming_rudder) } },
 	{ "ARSPD_FBW_MAX", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.arspd_fbw_max) } },
-	{ "ARSPD_FBW_MIN", 1.0f, 2, { offsetof(struct plane_params, nav.tecs.arspd_fbw_min), offsetof(struct plane_params, ctl.arspd_fbw_min) } },
+	{ "ARSPD_FBW_MIN", 1.0f, 3, { offsetof(struct plane_params, nav.tecs.arspd_fbw_min), offsetof(struct plane_params, ctl.arspd_fbw_min), offsetof(struct plane_params, mexec.arspd_fbw_min) } },
 	{ "FLTMODE1", 1.0f, 1, { offsetof(struct plane_params, fltmode[0]) } },
 	{ "FLTMODE2", 1.0f, 1, { offsetof(struct plane_params, fltmode[1]) } },
 	{ "FLTMODE3", 1.0f, 1, { offsetof(struct plane_params, fltmode[2]) } },

@@ -8,6 +8,10 @@
 
 /* How far past the land point (and ahead of the launch) the tracked line runs. */
 #define NAV_LINE_EXTENSION_M 1000.0f
+/* The takeoff climb's throttle comes off past this many times TRIM_ARSPD_CM. */
+#define TKOFF_EAS_MAX_OVER_TRIM 1.15f
+/* The takeoff roll: nose up this far from where it began is flying. */
+#define TKOFF_PITCH_UP_RAD (5.0f * NAV_DEG2RAD)
 
 void nav_params_default(struct nav_params *p)
 {
@@ -107,6 +111,7 @@ void nav_set_takeoff(struct nav *n, float pitch_deg, float alt_rel_m)
 	n->tkoff_leg_set = false;
 	n->tkoff_tail_done = false;
 	n->tkoff_rotated = false;
+	n->tkoff_pitch0_set = false;
 	launch_init(&n->launch);
 	steer_init(&n->steer);
 }
@@ -129,34 +134,57 @@ static struct nav_ne extend(struct nav_ne a, struct nav_ne b, float dist_m)
 }
 
 /*
- * The takeoff roll's phases by speed (the airspeed, or the ground speed
- * without it): below TKOFF_TDRAG_SPD1 the elevator is held at
- * TKOFF_TDRAG_ELEV (a tail-dragger's tail wheel pressed down to steer by),
- * then the nose is held level until TKOFF_ROTATE_SPD. Each phase ends once:
- * a gust's dip in speed does not bring it back. Returns true once rotated
- * (the climb's pitch applies), false with out's pitch or elevator set.
+ * The takeoff roll's phases by speed: below TKOFF_TDRAG_SPD1 the elevator is
+ * held at TKOFF_TDRAG_ELEV (a tail-dragger's tail wheel pressed down to
+ * steer by), then the nose is held level until TKOFF_ROTATE_SPD. ArduPlane
+ * times both by the airspeed. In a wind the airspeed passes TDRAG_SPD1
+ * standing still: the nose would be pushed level, the tail wheel lifted off
+ * the runway, before the aircraft rolls fast enough for the rudder to steer
+ * (in a 10 m/s crosswind the cub then weathervaned 50-78 degrees and left
+ * the runway on a wing-low skid). So the tail comes up only once both the
+ * airspeed and the ground speed (the speed the tail wheel steers by) pass
+ * TDRAG_SPD1; the rotation, which is about flying, goes by the airspeed
+ * alone, and may come first (a strong headwind: the tail stays down and the
+ * climb's pitch, close to the three-point attitude, takes over), as may the
+ * nose rising 5 degrees above the attitude the roll began in. Without an
+ * airspeed, the ground speed. Each phase ends once: a gust's dip in speed
+ * does not bring it back. Returns true once rotated (the climb's pitch
+ * applies), false with out's pitch or elevator set.
  */
 static bool ground_roll_phase(struct nav *n, const struct nav_params *p, const struct vehicle_state *vs,
 			      bool eas_ok, float gs, struct nav_output *out)
 {
 	if (n->tkoff_rotated)
 		return true;
-	float spd = eas_ok ? vs->airspeed_m_s : gs;
+	float aspd = eas_ok ? vs->airspeed_m_s : gs;
+	if (!n->tkoff_pitch0_set) {
+		n->tkoff_pitch0_rad = vs->pitch_rad;
+		n->tkoff_pitch0_set = true;
+	}
+	/* Nose 5 degrees above where the roll began (a tail-dragger's
+	 * three-point attitude): the tail is off the runway, the aircraft is
+	 * flying off it (into a wind near its stall speed, even standing); the
+	 * full up elevator of the tail hold would stall it. */
+	if (aspd >= p->tkoff_rotate_spd ||
+	    vs->pitch_rad > n->tkoff_pitch0_rad + TKOFF_PITCH_UP_RAD) {
+		n->tkoff_rotated = true;
+		return true;
+	}
 	if (!n->tkoff_tail_done) {
-		if (p->tkoff_tdrag_elev != 0.0f && spd < p->tkoff_tdrag_spd1) {
+		if (p->tkoff_tdrag_elev != 0.0f && fminf(aspd, gs) < p->tkoff_tdrag_spd1) {
 			out->elevator_hold = true;
 			out->elevator = nav_clampf(p->tkoff_tdrag_elev * 0.01f, -1.0f, 1.0f);
-			out->nav_pitch_rad = 0.0f;
+			/* the pitch the wheels give: the pitch loop, overridden,
+			 * does not wind its integrator against them (which, at a
+			 * rotation straight from the tail hold, pushed the nose
+			 * 10 degrees down) */
+			out->nav_pitch_rad = isfinite(vs->pitch_rad) ? vs->pitch_rad : 0.0f;
 			return false;
 		}
 		n->tkoff_tail_done = true;
 	}
-	if (spd < p->tkoff_rotate_spd) {
-		out->nav_pitch_rad = 0.0f;
-		return false;
-	}
-	n->tkoff_rotated = true;
-	return true;
+	out->nav_pitch_rad = 0.0f;
+	return false;
 }
 
 /*
@@ -322,6 +350,10 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		.eas_dem_m_s = eas_dem,
 		.stage = stage,
 		.ptch_takeoff_rad = n->tkoff_pitch_rad,
+		/* climb not much faster than the cruise speed (the hand-over's):
+		 * 15 % over it, so that an aircraft that climbs near its cruise
+		 * speed at full throttle (the skywalker, 15-16 m/s) keeps it */
+		.tkoff_eas_max_m_s = TKOFF_EAS_MAX_OVER_TRIM * p->trim_arspd_cm * 0.01f,
 	};
 	tecs_update(&n->tecs, &p->tecs, &ti, dt_s);
 
@@ -340,7 +372,16 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 			out->nav_roll_rad = 0.0f;
 			tecs_init(&n->tecs);
 		} else if (!ground_roll_phase(n, p, vs, eas_ok, gs, out)) {
-			/* on the runway: the tail held down, then the nose level */
+			/* on the runway: the tail held down, then the nose level;
+			 * the wings level (the ailerons into the wind), the rudder
+			 * and tail wheel keep the line. TECS takes over at the
+			 * rotation from the attitude then, towards the takeoff
+			 * pitch: on the wheels its pitch integrator would wind
+			 * down the whole roll (slower than ARSPD_FBW_MIN; the
+			 * cub's nose went to -11 degrees just after lifting off
+			 * in a 10 m/s crosswind). */
+			out->nav_roll_rad = 0.0f;
+			tecs_hold_pitch(&n->tecs, vs->pitch_rad, n->tkoff_pitch_rad);
 		} else if (!eas_ok) {
 			/* no airspeed: pitch up with the ground speed, 5 degrees to the
 			 * takeoff pitch at cruise speed */

@@ -79,6 +79,8 @@ struct nav {
 	float tkoff_pitch_rad, tkoff_alt_m;
 	bool tkoff_leg_set;
 	bool tkoff_tail_done, tkoff_rotated;  /* latched: speed dips do not undo them */
+	bool tkoff_pitch0_set;
+	float tkoff_pitch0_rad;              /* pitch as the ground roll began */
 	struct steer steer;
 	/* the hold height of the idle task */
 	float idle_alt_m;

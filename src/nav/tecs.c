@@ -12,6 +12,8 @@
 #define TECS_TAS_FLOOR_M_S 3.0f
 /* Margin the pitch integrator may reach past the pitch limits, rad. */
 #define TECS_PITCH_INTEG_MARGIN 0.0783f
+/* The takeoff's speed cap on the throttle, against the energy loop's gain. */
+#define TECS_TKOFF_THR_GAIN 4.0f
 
 void tecs_params_default(struct tecs_params *p)
 {
@@ -45,6 +47,16 @@ void tecs_params_default(struct tecs_params *p)
 void tecs_init(struct tecs *t)
 {
 	memset(t, 0, sizeof(*t));
+}
+
+void tecs_hold_pitch(struct tecs *t, float pitch_rad, float trim_rad)
+{
+	if (!isfinite(pitch_rad) || !isfinite(trim_rad))
+		return;
+	t->integ_seb = trim_rad;
+	t->pitch_dem_rad = pitch_rad;
+	t->last_pitch_dem_rad = pitch_rad;
+	t->bumpless = false;
 }
 
 static void reset(struct tecs *t, const struct tecs_input *in, float tas)
@@ -175,6 +187,19 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 	} else if (in->stage == TECS_STAGE_TAKEOFF || t->underspeed) {
 		thr = thr_max;
 		t->integ_thr = 0.0f;
+		if (in->stage == TECS_STAGE_TAKEOFF && in->eas_ok && in->tkoff_eas_max_m_s > 0.0f) {
+			/* At its takeoff pitch a powerful aircraft keeps gaining speed
+			 * (the cub: 26 m/s at full throttle), and trades it for height
+			 * at the hand-over to the first leg: a zoom past the takeoff
+			 * height. Past the cap the throttle comes off in proportion to
+			 * the excess kinetic energy and its rate, at 4 times the energy
+			 * loop's gain. */
+			float v_cap = in->tkoff_eas_max_m_s * eas2tas;
+			float excess = 0.5f * (tas * tas - v_cap * v_cap) +
+				       p->tecs_thr_damp * tas * t->vel_dot;
+			if (excess > 0.0f)
+				thr = nav_clampf(thr_max - TECS_TKOFF_THR_GAIN * k_thr * excess, thr_min, thr_max);
+		}
 	} else if (in->eas_ok) {
 		float ste_dot_dem = nav_clampf(spe_dot_dem + ske_dot_dem, ste_dot_min, ste_dot_max);
 		float ste_dot_err = ste_dot_dem - spe_dot - ske_dot;

@@ -41,8 +41,9 @@ void tecs_params_default(struct tecs_params *p);
 
 enum tecs_stage {
 	TECS_STAGE_NORMAL = 1,
-	TECS_STAGE_TAKEOFF,        /* full throttle; pitch up to the takeoff pitch, less only to
-				      hold the speed demand (speed weight 2) */
+	TECS_STAGE_TAKEOFF,        /* full throttle (less only above tkoff_eas_max_m_s); pitch up
+				      to the takeoff pitch, less only to hold the speed demand
+				      (speed weight 2) */
 	TECS_STAGE_LAND_APPROACH,  /* the height demand is a glide path: no smoothing lag */
 	TECS_STAGE_LAND_FLARE,     /* throttle cut, pitch holds the flare path, speed ignored */
 };
@@ -60,6 +61,8 @@ struct tecs_input {
 	float eas_dem_m_s;         /* demanded airspeed (equivalent) */
 	enum tecs_stage stage;
 	float ptch_takeoff_rad;    /* TAKEOFF stage: the climb-out pitch (the highest demanded) */
+	float tkoff_eas_max_m_s;   /* TAKEOFF stage: faster than this (EAS) the throttle comes off
+				      (an aircraft that out-climbs its takeoff pitch); 0: full throttle */
 };
 
 struct tecs {
@@ -82,6 +85,10 @@ struct tecs {
 };
 
 void tecs_init(struct tecs *t);
+/* While the pitch is not TECS's to fly (a takeoff roll on the wheels): the
+ * next pitch demand starts from pitch_rad (then at the TECS_VERT_ACC rate)
+ * and the pitch integrator holds trim_rad, not what it would gather. */
+void tecs_hold_pitch(struct tecs *t, float pitch_rad, float trim_rad);
 /* One step of dt_s; outputs in t->throttle_dem and t->pitch_dem_rad. */
 void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_input *in, float dt_s);
 

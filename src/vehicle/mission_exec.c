@@ -8,13 +8,19 @@
 #define MAV_FRAME_GLOBAL_INT 5
 #define TWO_PI_F 6.2831853f
 #define LAND_STILL_M_S 1.0f        /* ground speed under which a landed plane is stopped */
+/* Not flying (ArduPlane's test of its GPS and airspeed): slower over the
+ * ground than 5 m/s and through the air than 3/4 of ARSPD_FBW_MIN. */
+#define LAND_GROUNDED_GS_M_S 5.0f
+#define LAND_GROUNDED_AIRSPEED_FRAC 0.75f
+#define LAND_GROUNDED_US 3000000u
+#define LAND_GROUNDED_HGT_M 3.0f
 #define CIRCLE_CAPTURE_FRAC 0.25f  /* on the circle within this part of the radius (min 5 m) */
 #define LOITER_ALT_TOL_M 5.0f      /* NAV_LOITER_TO_ALT: close enough */
 
 void mexec_params_default(struct mexec_params *p)
 {
 	*p = (struct mexec_params){ .wp_loiter_rad_m = 60.0f, .rtl_alt_m = 100.0f,
-				    .land_disarm_s = 20.0f };
+				    .land_disarm_s = 20.0f, .arspd_fbw_min = 9.0f };
 }
 
 static bool is_nav(uint16_t cmd)
@@ -94,6 +100,7 @@ static void fly_item(struct mexec *e, const struct mission *m, struct nav *nav, 
 	e->turned_rad = 0.0f;
 	e->circle_t0_us = now_us;
 	e->still_since_us = 0;
+	e->grounded_since_us = 0;
 	switch (it->command) {
 	case MAV_CMD_NAV_TAKEOFF:
 		nav_set_takeoff(nav, it->param1 > 0.0f ? it->param1 : 10.0f, w.alt_rel_m);
@@ -279,8 +286,25 @@ void mexec_update(struct mexec *e, const struct mission *m, struct nav *nav,
 		} else {
 			e->still_since_us = 0;
 		}
+		/* A plane without brakes in a wind may never stop: weathervaned
+		 * into it, it is blown backwards at a few m/s. Too slow to fly,
+		 * through the air and over the ground, within a few metres of the
+		 * land point's height, for 3 s after the flare is on the ground as
+		 * well. The estimator stops using a pitot that reads under 7 m/s
+		 * (src/estim): without an airspeed, the ground speed alone. */
+		bool eas_ok = (vs->valid & VEHICLE_AIRSPEED_VALID) != 0;
+		bool slow_air = !eas_ok ||
+				vs->airspeed_m_s < LAND_GROUNDED_AIRSPEED_FRAC * e->p.arspd_fbw_min;
+		if (out->flaring && gs < LAND_GROUNDED_GS_M_S && slow_air &&
+		    vs->alt_rel_m < nav->land_wp.alt_rel_m + LAND_GROUNDED_HGT_M) {
+			if (!e->grounded_since_us)
+				e->grounded_since_us = now_us;
+		} else {
+			e->grounded_since_us = 0;
+		}
 		/* Stopped for a second after the flare: on the ground. */
-		if (e->still_since_us && now_us - e->still_since_us >= 1000000u) {
+		if ((e->still_since_us && now_us - e->still_since_us >= 1000000u) ||
+		    (e->grounded_since_us && now_us - e->grounded_since_us >= LAND_GROUNDED_US)) {
 			e->phase = MEXEC_LANDED;
 			e->reached_seq = e->current;
 			e->reached_pending = true;

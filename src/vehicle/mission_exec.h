@@ -43,6 +43,7 @@ struct mexec_params {
 	float wp_loiter_rad_m;     /* WP_LOITER_RAD: loiter radius when an item gives none */
 	float rtl_alt_m;           /* ALT_HOLD_RTL / 100: RTL height above home */
 	float land_disarm_s;       /* LAND_DISARMDELAY: after touchdown */
+	float arspd_fbw_min;       /* ARSPD_FBW_MIN, m/s: far below it after the flare, not flying */
 };
 
 void mexec_params_default(struct mexec_params *p);
@@ -69,6 +70,7 @@ struct mexec {
 	uint64_t circle_t0_us;
 	/* landing */
 	uint64_t still_since_us;
+	uint64_t grounded_since_us;
 	/* events for the ground station */
 	uint16_t reached_seq;
 	bool reached_pending;

@@ -34,6 +34,7 @@ void plane_params_default(struct plane_params *p)
 	p->fs_gcs_enabl = 0;
 	/* One parameter feeds these in several modules: one value. */
 	p->ctl.arspd_fbw_min = p->nav.tecs.arspd_fbw_min;
+	p->mexec.arspd_fbw_min = p->nav.tecs.arspd_fbw_min;
 	p->ctl.trim_throttle = p->nav.tecs.trim_throttle;
 	p->lim_pitch_max = p->nav.tecs.lim_pitch_max;
 	p->lim_pitch_min = p->nav.tecs.lim_pitch_min;

@@ -272,6 +272,48 @@ static void test_mexec_touchdown_is_a_stop_after_the_flare(void **state)
 	assert_int_equal(seq, 1);
 }
 
+/* Without brakes in a wind it may never stop: blown backwards at 3 m/s with
+ * 6 m/s through the air, too slow to fly, on the ground, it has landed after
+ * 3 s. */
+static void test_mexec_touchdown_is_too_slow_to_fly_after_the_flare(void **state)
+{
+	memset(&m, 0, sizeof(m));
+	add(MAV_CMD_NAV_WAYPOINT, 0, 0, 0, 0, 0, 0, HOME_ALT);
+	add(MAV_CMD_NAV_LAND, 3, 0, 0, 0, 0, 0, 0);
+	start();
+	struct vehicle_state vs = at(0, 0, 0);
+	vs.valid |= VEHICLE_AIRSPEED_VALID;
+	vs.vel_ned_m_s[1] = 3.0f;
+	vs.airspeed_m_s = 6.0f;
+	struct nav_output out = { .flaring = true };
+	mexec_update(&e, &m, &nav, &out, &vs, 1000000);
+	mexec_update(&e, &m, &nav, &out, &vs, 3900000);
+	assert_int_equal(e.phase, MEXEC_FLYING);
+	mexec_update(&e, &m, &nav, &out, &vs, 4000000);
+	assert_int_equal(e.phase, MEXEC_LANDED);
+	/* Flying speed through the air (a gust, the float): not yet. */
+	start();
+	vs.airspeed_m_s = 9.0f;
+	mexec_update(&e, &m, &nav, &out, &vs, 1000000);
+	mexec_update(&e, &m, &nav, &out, &vs, 6000000);
+	assert_int_equal(e.phase, MEXEC_FLYING);
+	/* Nor above the land point (a float in a headwind). */
+	start();
+	vs.airspeed_m_s = 6.0f;
+	vs.alt_rel_m = 4.0f;
+	mexec_update(&e, &m, &nav, &out, &vs, 1000000);
+	mexec_update(&e, &m, &nav, &out, &vs, 6000000);
+	assert_int_equal(e.phase, MEXEC_FLYING);
+	/* The estimator drops a pitot that reads that slow: the ground speed alone. */
+	start();
+	vs.alt_rel_m = 0.0f;
+	vs.airspeed_m_s = 9.0f;
+	vs.valid &= ~VEHICLE_AIRSPEED_VALID;
+	mexec_update(&e, &m, &nav, &out, &vs, 1000000);
+	mexec_update(&e, &m, &nav, &out, &vs, 4000000);
+	assert_int_equal(e.phase, MEXEC_LANDED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_mexec_do_items_between_nav_items),
 		cmocka_unit_test(test_mexec_refuses_what_cannot_be_flown),
 		cmocka_unit_test(test_mexec_touchdown_is_a_stop_after_the_flare),
+		cmocka_unit_test(test_mexec_touchdown_is_too_slow_to_fly_after_the_flare),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

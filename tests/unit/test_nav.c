@@ -420,6 +420,70 @@ static void test_tecs_takeoff_and_flare_stages(void **state)
 	assert_true(t.pitch_dem_rad >= p.land_pitch_cd * 0.01f * D2R - 1e-6f);
 }
 
+/* Faster than tkoff_eas_max_m_s at the takeoff pitch, the throttle comes off
+ * the more the faster: no longer full at 16 m/s against 15, off by 22 m/s;
+ * at or under the cap (or with none) full. */
+static void test_tecs_takeoff_throttle_comes_off_past_its_speed_cap(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	tecs_base(&p, &in);
+	in.stage = TECS_STAGE_TAKEOFF;
+	in.ptch_takeoff_rad = 12 * D2R;
+	in.hgt_dem_m = 150.0f;
+	in.eas_dem_m_s = p.arspd_fbw_min;
+	in.tkoff_eas_max_m_s = 15.0f;
+	float thr[3];
+	const float eas[3] = { 14.5f, 16.0f, 22.0f };
+	for (int k = 0; k < 3; k++) {
+		in.eas_m_s = eas[k];
+		tecs_init(&t);
+		tecs_settle(&t, &p, &in);
+		thr[k] = t.throttle_dem;
+	}
+	assert_near(thr[0], p.thr_max * 0.01f, 1e-6);
+	assert_true(thr[1] < 0.9f * p.thr_max * 0.01f && thr[1] > 0.5f * p.thr_max * 0.01f);
+	assert_near(thr[2], p.thr_min * 0.01f, 1e-6);
+	in.tkoff_eas_max_m_s = 0.0f;
+	tecs_init(&t);
+	tecs_settle(&t, &p, &in);
+	assert_near(t.throttle_dem, p.thr_max * 0.01f, 1e-6);
+}
+
+/* On the wheels the pitch is not TECS's: held, it starts from the attitude
+ * given and integrates from the trim given, not from what it gathered. */
+static void test_tecs_hold_pitch_starts_from_the_attitude_and_the_trim_given(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	tecs_base(&p, &in);
+	p.tecs_integ_gain = 0.1f;
+	in.stage = TECS_STAGE_TAKEOFF;
+	in.ptch_takeoff_rad = 12 * D2R;
+	in.eas_dem_m_s = p.arspd_fbw_min;
+	in.eas_m_s = p.arspd_fbw_min - 2.0f;   /* slow: winds the integrator nose-down */
+	tecs_settle(&t, &p, &in);
+	assert_true(t.integ_seb < 11 * D2R);
+	tecs_hold_pitch(&t, 11 * D2R, 12 * D2R);
+	assert_near(t.integ_seb, 12 * D2R, 1e-6);
+	in.eas_m_s = p.arspd_fbw_min;
+	in.pitch_rad = 11 * D2R;
+	tecs_update(&t, &p, &in, 0.02f);
+	float step = 0.02f * p.tecs_vert_acc / (p.arspd_fbw_min - 2.0f);   /* the filter still slow */
+	assert_true(fabsf(t.pitch_dem_rad - 11 * D2R) <= step + 1e-6f);
+	for (int i = 0; i < 100; i++)
+		tecs_update(&t, &p, &in, 0.02f);
+	assert_true(t.pitch_dem_rad > 10 * D2R);
+	/* nonsense in: nothing changes */
+	float before = t.integ_seb;
+	tecs_hold_pitch(&t, NAN, 0.0f);
+	assert_near(t.integ_seb, before, 0.0);
+}
+
 /* ---- landing path ---- */
 
 static void test_land_path_is_continuous_and_ends_on_the_point(void **state)
@@ -711,6 +775,45 @@ static void test_nav_runway_takeoff_holds_the_tail_then_levels_then_rotates(void
 	assert_true(n.tkoff_rotated && n.tkoff_tail_done);
 }
 
+/* In a 10 m/s crosswind the airspeed is past TKOFF_TDRAG_SPD1 standing still:
+ * the tail stays down (wings level) until the roll itself is that fast; the
+ * nose rising 5 degrees off the runway, or the rotation airspeed, is flying. */
+static void test_nav_runway_takeoff_in_a_wind_holds_the_tail_until_rolling(void **state)
+{
+	(void)state;
+	struct sim_lla home = sim_home_default();
+	struct nav_params p;
+	struct nav n;
+	struct nav_output out;
+	float acc[3] = { 2.0f, 0.0f, -9.8f };
+	runway_takeoff(&n, &p, &home, acc, &out);
+	struct vehicle_state vs = vs_at(&home, 2, 0, 0.0f, 2, 0);
+	vs.airspeed_m_s = 10.0f;
+	vs.roll_rad = 4.0f * D2R;
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_true(out.elevator_hold);
+	assert_near(out.nav_roll_rad, 0.0, 0.0);
+	vs = vs_at(&home, 20, 0, 0.0f, 8.5f, 0);
+	vs.airspeed_m_s = 10.0f;
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_false(out.elevator_hold);
+	assert_false(n.tkoff_rotated);
+	vs.airspeed_m_s = 11.5f;
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_true(n.tkoff_rotated);
+	/* weathervaned into the wind, lifting off standing: rotated at once */
+	runway_takeoff(&n, &p, &home, acc, &out);
+	vs = vs_at(&home, 0, 0, 0.0f, 0.5f, 0);
+	vs.airspeed_m_s = 10.0f;
+	vs.pitch_rad = 4.0f * D2R;                  /* the roll began level (runway_takeoff) */
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_false(n.tkoff_rotated);
+	vs.pitch_rad = 5.5f * D2R;
+	nav_update(&n, &p, &vs, acc, 0.01f, &out);
+	assert_true(n.tkoff_rotated);
+	assert_false(out.elevator_hold);
+}
+
 static void test_nav_runway_takeoff_steers_back_to_the_runway_heading_below_ground_steer_alt(void **state)
 {
 	(void)state;
@@ -775,6 +878,8 @@ int main(void)
 		cmocka_unit_test(test_tecs_underspeed_gives_full_throttle_and_speed_priority),
 		cmocka_unit_test(test_tecs_integrators_and_outputs_stay_within_limits),
 		cmocka_unit_test(test_tecs_takeoff_and_flare_stages),
+		cmocka_unit_test(test_tecs_takeoff_throttle_comes_off_past_its_speed_cap),
+		cmocka_unit_test(test_tecs_hold_pitch_starts_from_the_attitude_and_the_trim_given),
 		cmocka_unit_test(test_land_path_is_continuous_and_ends_on_the_point),
 		cmocka_unit_test(test_land_path_plans_into_a_strong_headwind),
 		cmocka_unit_test(test_launch_waits_for_the_throw_then_the_delay_then_the_speed),
@@ -783,6 +888,7 @@ int main(void)
 		cmocka_unit_test(test_nav_takeoff_holds_the_motor_until_the_throw),
 		cmocka_unit_test(test_steer_turns_toward_the_heading_and_holds_its_integral_when_standing),
 		cmocka_unit_test(test_nav_runway_takeoff_holds_the_tail_then_levels_then_rotates),
+		cmocka_unit_test(test_nav_runway_takeoff_in_a_wind_holds_the_tail_until_rolling),
 		cmocka_unit_test(test_nav_runway_takeoff_steers_back_to_the_runway_heading_below_ground_steer_alt),
 		cmocka_unit_test(test_nav_defaults_are_a_hand_launch_without_ground_steering),
 	};

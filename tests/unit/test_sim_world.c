@@ -77,6 +77,37 @@ static void test_sim_world_without_a_throw_starts_at_rest_on_the_ground(void **s
 	assert_false(w.st.crashed);
 }
 
+/* The cub on its wheels in a wind above its stall speed, from ahead or the
+ * side: held where it stands (its pitot feels the wind) until the autopilot
+ * arms; then free, and the wind moves it. */
+static void test_sim_world_a_wheeled_airframe_is_held_until_armed(void **state)
+{
+	(void)state;
+	static const double from_deg[2] = { 0.0, 90.0 };
+	for (int k = 0; k < 2; k++) {
+		char err[160];
+		struct sim_world_config c;
+		sim_timeline_init(&tl);
+		assert_int_equal(sim_timeline_parse(&tl, "", 0, "t", err, sizeof(err)), 0);
+		sim_world_config_default(&c);
+		assert_int_equal(sim_airframe_by_name("cub", &c.airframe), 0);
+		c.wind.speed_m_s = 10.0;
+		c.wind.from_deg = from_deg[k];
+		assert_int_equal(sim_world_init(&w, &c, &tl), 0);
+		struct v3 p0 = w.st.pos_ned_m;
+		run_to(10.0);
+		assert_int_equal(sim_world_phase(&w), SIM_PHASE_GROUND);
+		assert_true(v3_norm(v3_sub(w.st.pos_ned_m, p0)) < 1e-9);
+		assert_true(w.st.airspeed_m_s > 8.0);
+		assert_true(fabs(w.st.accel_body_m_s2.z + G * cos(sim_airframe_rest_pitch_rad(&c.airframe))) < 0.1);
+		set_controls(0.0, 0.0, 0.0, 0.0, 128);
+		run_to(14.0);
+		print_message("10 m/s from %.0f deg: 4 s after the arming it moved %.1f m\n", from_deg[k],
+			      v3_norm(v3_sub(w.st.pos_ned_m, p0)));
+		assert_true(v3_norm(v3_sub(w.st.pos_ned_m, p0)) > 0.05);
+	}
+}
+
 /* In the hand: still, level, 1.7 m up; the IMU reads gravity and noise only. */
 static void test_sim_world_held_in_the_hand_the_imu_feels_gravity_only(void **state)
 {
@@ -541,6 +572,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sim_world_without_a_throw_starts_at_rest_on_the_ground),
+		cmocka_unit_test(test_sim_world_a_wheeled_airframe_is_held_until_armed),
 		cmocka_unit_test(test_sim_world_held_in_the_hand_the_imu_feels_gravity_only),
 		cmocka_unit_test(test_sim_world_throw_accelerates_it_to_flying_speed),
 		cmocka_unit_test(test_sim_world_throw_without_the_motor_glides_down),

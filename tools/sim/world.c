@@ -139,6 +139,12 @@ int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 	} else {
 		w->mode = SIM_PHASE_GROUND;
 		settle_on_the_ground(w);
+		/* Nobody leaves a model on its wheels alone in a wind near its
+		 * stall speed: it would weathervane, roll away or lift a wing
+		 * long before the autopilot is ready. A helper holds it where it
+		 * stands until the autopilot arms. */
+		w->ground_held = w->cfg.airframe.n_wheels > 0;
+		w->rest = w->st;
 	}
 	sim_sensors_init(&w->sens, &w->cfg.sensors);
 	sim_wind_init(&w->wind, &w->cfg.wind);
@@ -419,6 +425,18 @@ static void physics(struct sim_world *w, uint64_t t_us)
 		hand_step(w, &env, dt, t_us);
 	else
 		sim_model_step(&w->cfg.airframe, &w->st, &w->applied, &env, dt);
+	if (w->ground_held && w->armed)
+		w->ground_held = false;          /* let go: from this step on it is free */
+	if (w->ground_held) {
+		/* The airframe's forces decide what its pitot, propeller and
+		 * battery see; the helper's hand decides where it is. */
+		w->st.pos_ned_m = w->rest.pos_ned_m;
+		w->st.vel_ned_m_s = w->rest.vel_ned_m_s;
+		w->st.att = w->rest.att;
+		w->st.rate_body_rad_s = w->rest.rate_body_rad_s;
+		w->st.accel_body_m_s2 = w->rest.accel_body_m_s2;
+		w->st.on_ground = true;
+	}
 	sim_atmos_isa(w->cfg.home.alt_m - w->st.pos_ned_m.z, 0.0, &w->atm);
 }
 

@@ -135,6 +135,9 @@ struct sim_world {
 	enum sim_phase mode;                 /* GROUND or AIR: free; HELD, THROW: in the hand */
 	uint64_t throw_start_us;
 	double throw_speed_m_s;
+	/* on its wheels at the start: held where it stands until the first arming */
+	bool ground_held;
+	struct sim_state rest;               /* the pose it is held in */
 	/* controls as set by the autopilot, and as the model applies them */
 	float actuators[SIM_ACTUATORS];
 	bool armed;
@@ -155,7 +158,8 @@ void sim_world_config_default(struct sim_world_config *c);
 
 /* Starts a flight. An air start starts it flying; a time-line with a throw
  * starts the aircraft in the hand; otherwise it starts at rest on the ground
- * (on its wheels, nose up, if it has them). tl is kept (not copied): it must
+ * (on its wheels, nose up, if it has them: then held there, as a helper at the
+ * wing strut holds it, until the autopilot first arms). tl is kept (not copied): it must
  * outlive the world, already sorted. Returns 0, or -EINVAL when imu_hz does
  * not divide a second in whole microseconds, or the time-line throws an
  * airframe that is not hand-launched or one that starts in the air, or the
