@@ -244,14 +244,14 @@ static void compass_for_prearm(struct plane_input *in)
 #define ALOFT_GROUND_SPEED_M_S 5.0f
 
 /* Flying, as far as home is concerned: moving over the ground faster than
- * walking, or through the air at least at ARSPD_FBW_MIN. */
+ * walking. */
 static bool aloft(void)
 {
 	const struct vehicle_state *vs = &fl.vs;
-	bool gs = (vs->valid & VEHICLE_POSITION_VALID) &&
-		  hypotf(vs->vel_ned_m_s[0], vs->vel_ned_m_s[1]) > ALOFT_GROUND_SPEED_M_S;
-	bool as = (vs->valid & VEHICLE_AIRSPEED_VALID) && vs->airspeed_m_s >= fl.pp.ctl.arspd_fbw_min;
-	return gs || as;
+	/* the ground speed: a plane on the ground in a wind above ARSPD_FBW_MIN
+	 * reads a flying airspeed */
+	return (vs->valid & VEHICLE_POSITION_VALID) &&
+	       hypotf(vs->vel_ned_m_s[0], vs->vel_ned_m_s[1]) > ALOFT_GROUND_SPEED_M_S;
 }
 
 /* A mission loaded with a home (item 0 at a place). */
