@@ -14,6 +14,7 @@ const struct flight_param_bind flight_param_binds[] = {
 	{ "ARMING_RUDDER", 1.0f, 1, { offsetof(struct plane_params, arming_rudder) } },
 	{ "ARSPD_FBW_MAX", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.arspd_fbw_max) } },
 	{ "ARSPD_FBW_MIN", 1.0f, 3, { offsetof(struct plane_params, nav.tecs.arspd_fbw_min), offsetof(struct plane_params, ctl.arspd_fbw_min), offsetof(struct plane_params, mexec.arspd_fbw_min) } },
+	{ "CRASH_DETECT", 1.0f, 1, { offsetof(struct plane_params, crash_detect) } },
 	{ "FLTMODE1", 1.0f, 1, { offsetof(struct plane_params, fltmode[0]) } },
 	{ "FLTMODE2", 1.0f, 1, { offsetof(struct plane_params, fltmode[1]) } },
 	{ "FLTMODE3", 1.0f, 1, { offsetof(struct plane_params, fltmode[2]) } },

@@ -836,12 +836,30 @@ static bool state_finite(const struct estim *e)
 	return true;
 }
 
+/* A clipped accelerometer measured at most its full scale of what the
+ * aircraft felt: over a run of clipped steps the velocity can be wrong by up
+ * to the full scale times the clipped time, on every axis. The variance is
+ * raised to that (a diagonal added: P stays positive semi-definite). */
+static void clip_uncertainty(struct estim *e, float clip_s)
+{
+	if (clip_s <= 0.0f) {
+		e->clip_run_s = 0.0f;
+		return;
+	}
+	e->clip_run_s += clip_s;
+	float sigma = ESTIM_ACCEL_CLIP_M_S2 * e->clip_run_s;
+	for (int i = ESTIM_S_VEL; i < ESTIM_S_VEL + 3; i++)
+		if (e->P[i][i] < sigma * sigma)
+			e->P[i][i] = sigma * sigma;
+}
+
 static void delayed_step(struct estim *e, const struct estim_imu_step *s, const struct estim_out *o_at)
 {
 	float dang[3], dvel[3], R[3][3], dvn[3];
 	corrected_deltas(&e->x, s, dang, dvel);
 	strapdown(e->x.q, e->x.vel, e->x.pos, dang, dvel, s->dt_s, R, dvn);
 	cov_predict(e, R, dvn, dang, s->dt_s);
+	clip_uncertainty(e, s->clip_s);
 	e->t_delayed_us = s->t_us;
 	e->replayed = false;
 	e->count.steps++;
@@ -1092,6 +1110,8 @@ int estim_predict(struct estim *e, const float dang_rad[3], const float dvel_m_s
 	struct estim_imu_step *s = &e->imu_buf[idx];
 	s->t_us = t_us;
 	s->dt_s = dt_s;
+	s->clip_s = e->clip_pending_s;
+	e->clip_pending_s = 0.0f;
 	memcpy(s->dang, dang_rad, sizeof(s->dang));
 	memcpy(s->dvel, dvel_m_s, sizeof(s->dvel));
 	out_step(e, &e->out, s);
@@ -1230,6 +1250,11 @@ int estim_push_imu(struct estim *e, const struct imu_sample *s)
 		e->imu_same_count = 0;
 	}
 	memcpy(e->imu_last_raw, raw, sizeof(raw));
+	if (fabsf(raw[3]) >= ESTIM_ACCEL_CLIP_M_S2 || fabsf(raw[4]) >= ESTIM_ACCEL_CLIP_M_S2 ||
+	    fabsf(raw[5]) >= ESTIM_ACCEL_CLIP_M_S2) {
+		e->count.accel_clipped++;
+		e->clip_pending_s += dt;
+	}
 	estim_accum_add(&e->accum, s->gyro_rad_s, s->accel_m_s2, dt);
 	/* Steps fall due on a fixed grid, so 400 Hz from 1 kHz samples is
 	 * alternately 2 and 3 samples long and 400 Hz on average. */

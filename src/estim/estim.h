@@ -50,6 +50,11 @@ enum estim_state_index {
  * the time stamps; a first interval outside these is clamped into them). */
 #define ESTIM_IMU_MIN_HZ 50.0f
 #define ESTIM_IMU_MAX_HZ 2000.0f
+/* An accelerometer axis at or past this reads its full scale (ArduPilot's
+ * clip limit for the +-16 g its IMUs are set to): what it did not measure,
+ * up to as much again, is taken as velocity uncertainty, so that after a
+ * hard landing or a crash the GPS is believed over the integration. */
+#define ESTIM_ACCEL_CLIP_M_S2 152.0f
 /* The fastest each slow sensor is taken at: a source marking every sample
  * fresh at the IMU's rate (as simulators commonly do) is averaged down to
  * this (ArduPilot's EKF takes at most 20 Hz of each; these are the rates the
@@ -167,6 +172,7 @@ struct estim_counters {
 	uint32_t imu_gaps;      /* intervals over 5 of the IMU's: lost samples or a stall;
 	                         * such a sample is held for one interval only */
 	uint32_t imu_frozen;    /* raw samples rejected as stuck */
+	uint32_t accel_clipped; /* raw samples with an axis at the accelerometer's full scale */
 	uint32_t gps_invalid, baro_invalid, mag_invalid, airspeed_invalid;
 	uint32_t obs_dropped;   /* pending-sample buffers full */
 	uint32_t obs_averaged;  /* baro, compass, airspeed samples averaged into the one before
@@ -206,6 +212,7 @@ struct estim_imu_step {         /* one filter period */
 	uint64_t t_us;          /* end of the interval */
 	float dang[3], dvel[3]; /* from the accumulator */
 	float dt_s;
+	float clip_s;           /* of it, time the accelerometer spent clipped */
 };
 
 struct estim_out {              /* output predictor state at one time */
@@ -254,6 +261,8 @@ struct estim {
 	uint32_t imu_same_count;
 	uint64_t imu_bad_us, imu_frozen_us;
 	uint64_t next_step_us;  /* when the next filter step falls due */
+	float clip_pending_s;   /* clipped time in the step being accumulated */
+	float clip_run_s;       /* clipped time in the run of clipped steps on the delayed horizon */
 	float rate_rad_s[3];    /* last bias-corrected body rate */
 	/* delayed-horizon buffers (rings, head = oldest) */
 	struct estim_imu_step imu_buf[ESTIM_IMU_BUF];

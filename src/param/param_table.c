@@ -40,6 +40,8 @@ const struct param_def param_defs[] = {
 	  "1: the declination from the world magnetic model (WMM2025 table) at the first 3D GPS fix; 0: COMPASS_DEC" },
 	{ "COMPASS_DEC", PARAM_FLOAT, 0, -3.142, 3.142, "rad",
 	  "Magnetic declination at the field (east positive), used when COMPASS_AUTODEC is 0 (read at start-up)" },
+	{ "CRASH_DETECT", PARAM_INT8, 1, 0, 1, "",
+	  "Crash detection in the modes that fly the throttle: 1 disarms when not flying for 1.5 s after having flown (a failed launch, a crash); 0 off (ArduPlane's default)" },
 	{ "FLTMODE1", PARAM_INT8, 0, 0, 24, "",
 	  "Flight mode for switch position 1" },
 	{ "FLTMODE2", PARAM_INT8, 5, 0, 24, "",

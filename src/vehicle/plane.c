@@ -44,6 +44,7 @@ void plane_params_default(struct plane_params *p)
 	p->arming_check = 1;
 	p->arming_magthresh = 100;
 	p->arming_rudder = 1;
+	p->crash_detect = 1;  /* ArduPlane: 0; a failed launch must not leave the motor running */
 }
 
 void plane_init(struct plane *p, struct vehicle *v)
@@ -381,6 +382,47 @@ static void rudder_arming(struct plane *p, const struct plane_params *pp,
 	say(out, MAV_SEVERITY_INFO, right ? "Armed by rudder" : "Disarmed by rudder");
 }
 
+#define CRASH_FLOWN_M_S 5.0f     /* ground speed that says it has flown (a throw, a roll) */
+#define CRASH_STILL_M_S 1.5f     /* ArduPlane's ground speed of a plane that is flying */
+#define CRASH_DETECT_S 1.5       /* not flying for this long: crashed */
+
+/* Crash detection (the header says what it does): after navigation's step. */
+static void crash_check(struct plane *p, const struct plane_params *pp,
+			const struct plane_input *in, struct plane_output *out)
+{
+	const struct vehicle_state *vs = &in->vs;
+	enum plane_mode m = p->v->mode;
+	float gs = hypotf(vs->vel_ned_m_s[0], vs->vel_ned_m_s[1]);
+	bool pos = vs->valid & VEHICLE_POSITION_VALID;
+	if (!p->v->armed || pp->crash_detect == 0.0f || !plane_mode_navigates(m) || !pos ||
+	    out->nav.throttle_suppressed || p->nav.task == NAV_TASK_LAND ||
+	    p->mexec.phase == MEXEC_LANDED) {
+		p->not_flying_since_us = 0;
+		p->has_flown = p->v->armed && p->has_flown;
+		return;
+	}
+	if (gs >= CRASH_FLOWN_M_S)
+		p->has_flown = true;
+	bool slow_air = !(vs->valid & VEHICLE_AIRSPEED_VALID) ||
+			vs->airspeed_m_s < 0.75f * pp->ctl.arspd_fbw_min;
+	bool on_field = p->nav.task == NAV_TASK_TAKEOFF && (vs->valid & VEHICLE_ALTITUDE_VALID) &&
+			vs->alt_rel_m < 1.0f;
+	bool flying = gs >= CRASH_STILL_M_S || (!slow_air && !on_field);
+	if (flying || !p->has_flown) {
+		p->not_flying_since_us = 0;
+		return;
+	}
+	if (!p->not_flying_since_us)
+		p->not_flying_since_us = in->now_us;
+	if ((double)(in->now_us - p->not_flying_since_us) * 1e-6 < CRASH_DETECT_S)
+		return;
+	char why[8];
+	vehicle_arm(p->v, false, false, 0, why, sizeof(why));
+	p->has_flown = false;
+	p->not_flying_since_us = 0;
+	say(out, MAV_SEVERITY_CRITICAL, "Crash: Disarming");
+}
+
 void plane_step(struct plane *p, const struct plane_params *pp, const struct plane_input *in,
 		struct plane_output *out)
 {
@@ -517,6 +559,7 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 			u.aileron = clampf(u.aileron + stick(&in->rc, 0), -1.0f, 1.0f);
 			u.elevator = clampf(u.elevator + stick(&in->rc, 1), -1.0f, 1.0f);
 		}
+		crash_check(p, pp, in, out);
 		if (plane_mode_navigates(m) && out->nav.ground_steering)
 			u.rudder = out->nav.steer_rudder;   /* on the runway: steering, not the damper */
 		if (plane_mode_navigates(m) && out->nav.elevator_hold)

@@ -22,6 +22,17 @@
  * height); no attitude estimate -> MANUAL pass-through of the sticks, or
  * neutral surfaces and the motor off without RC.
  *
+ * Crash detection (CRASH_DETECT, ArduPlane's meaning; our default is on): in
+ * the modes where the autopilot flies the throttle, outside a landing, armed
+ * and after a ground speed of CRASH_FLOWN_M_S (a throw, a takeoff roll, a
+ * flight), a plane that is not flying for CRASH_DETECT_S is disarmed and
+ * "Crash: Disarming" said. Not flying is ArduPlane's test, under 1.5 m/s over
+ * the ground with the airspeed under 0.75 ARSPD_FBW_MIN (or no airspeed),
+ * and also, while taking off, under 1.5 m/s within 1 m of home's height,
+ * whatever the airspeed (a plane sitting in the grass, its pitot in the
+ * wind). A failed hand launch otherwise leaves the motor at full power on
+ * the ground.
+ *
  * Arming from the sticks (ARMING_RUDDER): throttle low and full right rudder
  * held for 3 s arms (the pre-arm checks still apply); with 2, full left
  * rudder disarms, on the ground only (throttle low, not in an auto mode).
@@ -59,6 +70,7 @@ struct plane_params {
 	float arming_check;                 /* 0: no pre-arm checks */
 	float arming_magthresh;             /* mGauss: compass against the world magnetic model; 0 off */
 	float arming_rudder;                /* 0 off, 1 arm by rudder, 2 arm and disarm */
+	float crash_detect;                 /* bit 0: disarm on a crash; 0 off */
 };
 
 void plane_params_default(struct plane_params *p);
@@ -135,6 +147,8 @@ struct plane {
 	uint64_t landed_us;
 	uint32_t guided_gen;                /* the GUIDED target flown to */
 	uint64_t rudder_since_us;           /* rudder-arming stick held since; 0: not held */
+	bool has_flown;                     /* crash detection: flying speed seen since arming */
+	uint64_t not_flying_since_us;       /* ... and not flying since; 0: flying */
 	char text[96];                      /* storage for plane_output.text */
 	char prearm_text[48];               /* storage for a formatted pre-arm problem */
 };

@@ -672,6 +672,33 @@ def case_low_battery(fulmard, sim, fulmar_log=None):
           % s.get('touchdown_along_m', 99))
 
 
+def case_failed_launch(fulmard, sim, fulmar_log=None):
+    """A throw too weak to fly (6 m/s out of the hand, stall about 10): the plane falls onto
+    the field while the launch detector has already started the motor. fulmard must see
+    that it is not flying (CRASH_DETECT), say so and disarm: the motor off within 3 s of the
+    plane coming to rest on the ground, and off from then on."""
+    f = Flight(fulmard, sim, 'failed-launch', duration=60,
+               base_timeline=open(TIMELINE).read().replace('26 throw', '26 throw 8'))
+    f.wait_end()
+    truth, events, _ = f.stop()
+    crash = event_time(events, 'Crash')
+    down = next((r['t'] for r in truth if r['t'] > 26 and r['ground']), None)
+    check(down is not None, 'the weak throw ends on the ground (at %s s)' % down)
+    if down is None:
+        return
+    rest = next((r['t'] for r in truth if r['t'] > down and math.hypot(r['vn'], r['ve']) < 0.5),
+                None)
+    check(rest is not None, 'the plane comes to rest (at %s s)' % rest)
+    check(crash is not None and crash > 26, 'fulmard says the crash (at %s s)' % crash)
+    late = [r for r in truth if rest is not None and r['t'] > rest + 3.0]
+    check(bool(late) and all(not r['armed'] and r['thr'] == 0.0 for r in late),
+          'disarmed, motor off, from 3 s after coming to rest (%s s) to the end (%.0f s)' %
+          (rest, truth[-1]['t']))
+    print('  down %.1f s, at rest %s s, "Crash" said at %s s, peak throttle on the ground %.2f' %
+          (down, rest, crash, max((r['thr'] for r in truth if r['t'] > down and r['ground']),
+                                  default=0.0)))
+
+
 def case_rc_loss(fulmard, sim, fulmar_log=None):
     """The pilot flies FBWA; the transmitter goes quiet: CIRCLE at 1.5 s, RTL at 5 s, then back."""
     f = Flight(fulmard, sim, 'rc', sim_args=('--wind', '5,90'),
@@ -1010,7 +1037,7 @@ CASES = {'sensors': case_sensors, 'sensor_health': case_sensor_health, 'demo': c
          'determinism': case_determinism, 'log_download': case_log_download,
          'estimator': case_estimator, 'rc_stall': case_rc_stall,
          'realtime_overload': case_realtime_overload, 'wmm_arming': case_wmm_arming,
-         'cub_crosswind': case_cub_crosswind,
+         'cub_crosswind': case_cub_crosswind, 'failed_launch': case_failed_launch,
          'demo_100hz': lambda d, s, l=None: demo_at_rate(d, s, l, 100, 100),
          'demo_200hz': lambda d, s, l=None: demo_at_rate(d, s, l, 200, 200),
          'demo_250hz': lambda d, s, l=None: demo_at_rate(d, s, l, 250, 250),

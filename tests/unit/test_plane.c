@@ -274,6 +274,71 @@ static void test_plane_low_battery_lands_at_the_land_sequence(void **state)
 	assert_int_equal(pl.nav.task, NAV_TASK_LAND);
 }
 
+/* Runs the plane for seconds, remembering the last thing it said. */
+static const char *run_saying(double seconds)
+{
+	const char *said = NULL;
+	for (double t = 0; t < seconds; t += (double)in.dt_s) {
+		run(in.dt_s, true);
+		if (out.text)
+			said = out.text;
+	}
+	return said;
+}
+
+static void test_plane_disarms_when_not_flying_after_flying(void **state)
+{
+	/* LOITER, armed, flying; then still on the ground (a failed launch, a crash). */
+	setup();
+	char why[96];
+	rc_set(1500, 1500, 1500, 1500, 1400);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
+	run(1.0, true);
+	in.vs.vel_ned_m_s[0] = 0.5f;
+	in.vs.airspeed_m_s = 0.3f;
+	in.vs.alt_rel_m = -1.5f;
+	assert_null(run_saying(1.4));
+	assert_true(v.armed);
+	const char *said = run_saying(0.2);
+	assert_false(v.armed);
+	assert_non_null(said);
+	assert_string_equal(said, "Crash: Disarming");
+	assert_int_equal(out.pwm_us[2], (int)pp.servo.ch[2].servo_min);  /* the motor at its minimum */
+}
+
+static void test_plane_flying_slowly_into_a_gale_is_flying(void **state)
+{
+	/* Under 1.5 m/s over the ground but the wind on the pitot, high up: flying
+	 * (ArduPlane's test). Never having flown, or CRASH_DETECT 0: never a crash. */
+	setup();
+	char why[96];
+	rc_set(1500, 1500, 1500, 1500, 1400);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
+	run(1.0, true);
+	in.vs.vel_ned_m_s[0] = 1.0f;
+	in.vs.airspeed_m_s = 15.0f;
+	run(5.0, true);
+	assert_true(v.armed);
+
+	setup();
+	rc_set(1500, 1500, 1500, 1500, 1400);
+	in.vs.vel_ned_m_s[0] = 0.0f;
+	in.vs.airspeed_m_s = 0.0f;
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
+	run(5.0, true);
+	assert_true(v.armed);      /* never flown since arming: on the ground, waiting */
+
+	setup();
+	pp.crash_detect = 0;
+	rc_set(1500, 1500, 1500, 1500, 1400);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
+	run(1.0, true);
+	in.vs.vel_ned_m_s[0] = 0.0f;
+	in.vs.airspeed_m_s = 0.0f;
+	run(5.0, true);
+	assert_true(v.armed);
+}
+
 static void test_plane_without_position_circles(void **state)
 {
 	setup();
@@ -477,6 +542,8 @@ int main(void)
 		cmocka_unit_test(test_plane_gcs_loss_returns_home),
 		cmocka_unit_test(test_plane_low_battery_lands_at_the_land_sequence),
 		cmocka_unit_test(test_plane_without_position_circles),
+		cmocka_unit_test(test_plane_disarms_when_not_flying_after_flying),
+		cmocka_unit_test(test_plane_flying_slowly_into_a_gale_is_flying),
 		cmocka_unit_test(test_plane_names_the_failing_arming_check),
 		cmocka_unit_test(test_plane_checks_the_compass_field_as_arduplane_does),
 		cmocka_unit_test(test_plane_arms_by_rudder_after_three_seconds),

@@ -178,8 +178,13 @@ static int parse_event(const struct line_ctx *c, struct sim_event *e, char w[][W
 	int na = n - 1;
 	int err;
 	if (strcmp(ev, "throw") == 0) {
+		/* An optional speed out of the hand: a weak throw, for failed launches. */
 		e->kind = SIM_EV_THROW;
-		return nargs(c, ev, na, 0, 0, "no arguments");
+		if ((err = nargs(c, ev, na, 0, 1, "[SPEED_M_S]")))
+			return err;
+		if (na == 1 && (!number(a[0], &e->v[0]) || e->v[0] < 1.0 || e->v[0] > 40.0))
+			return fail(c, "throw: speed '%s' is not 1-40 m/s", a[0]);
+		return 0;
 	}
 	if (strcmp(ev, "rc") == 0)
 		return parse_rc(c, e, a, na);

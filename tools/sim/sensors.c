@@ -11,7 +11,9 @@
  * - IMU: InvenSense MPU-6000 product specification rev 3.4: gyro rate noise
  *   0.005 deg/s/sqrt(Hz), accelerometer noise 400 ug/sqrt(Hz), sensitivity
  *   tolerance +-3 % (1 % sigma used); turn-on biases as left after a start-up
- *   calibration (0.3 deg/s, 20 mg), random walks of a consumer MEMS part.
+ *   calibration (0.3 deg/s, 20 mg), random walks of a consumer MEMS part;
+ *   full scale as ArduPilot sets it, +-16 g and +-2000 deg/s: a hard landing
+ *   or a crash clips the accelerometer there, as it does a real one.
  * - Barometer: TE MS5611-01BA03 datasheet, resolution 0.012 mbar RMS at OSR 4096
  *   (1.2 Pa; 1.5 Pa used), a 50 ms lag for its conversion and filtering.
  * - Magnetometer: Honeywell HMC5883L datasheet noise floor 2 mGauss; earth field
@@ -36,6 +38,8 @@ void sim_sensors_config_default(struct sim_sensors_config *c)
 	c->accel_bias_sigma_m_s2 = 0.02 * SIM_G0_M_S2;
 	c->accel_bias_walk_m_s2_rts = 0.0005;
 	c->accel_scale_sigma = 0.01;
+	c->accel_range_m_s2 = 16.0 * SIM_G0_M_S2;
+	c->gyro_range_rad_s = 2000.0 * DEG;
 	c->vibration_m_s2 = 0.5;
 	c->baro_rate_hz = 50.0;
 	c->baro_noise_pa = 1.5;
@@ -117,6 +121,15 @@ struct v3 sim_mag_earth_ned(double decl_deg, double incl_deg, double field_gauss
 	return v3_make(field_gauss * cos(i) * cos(d), field_gauss * cos(i) * sin(d), field_gauss * sin(i));
 }
 
+/* Each axis held within a sensor's full scale. */
+static struct v3 clip3(struct v3 v, double range)
+{
+	v.x = fmax(-range, fmin(range, v.x));
+	v.y = fmax(-range, fmin(range, v.y));
+	v.z = fmax(-range, fmin(range, v.z));
+	return v;
+}
+
 static void imu_sample(struct sim_sensors *s, const struct sim_state *st, uint64_t t_us,
 		       struct sim_imu_sample *o)
 {
@@ -137,6 +150,8 @@ static void imu_sample(struct sim_sensors *s, const struct sim_state *st, uint64
 			       gauss3(&s->rng_imu, c->gyro_noise_rad_s_rthz * rt));
 	o->accel_m_s2 = v3_add(v3_add(mul3(s->accel_scale, v3_add(st->accel_body_m_s2, shake)), s->accel_bias),
 				gauss3(&s->rng_imu, c->accel_noise_m_s2_rthz * rt));
+	o->gyro_rad_s = clip3(o->gyro_rad_s, c->gyro_range_rad_s);
+	o->accel_m_s2 = clip3(o->accel_m_s2, c->accel_range_m_s2);
 }
 
 static void gps_measure(struct sim_sensors *s, const struct sim_state *st, const struct sim_lla *home,

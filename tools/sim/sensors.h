@@ -23,6 +23,7 @@ struct sim_sensors_config {
 	double gyro_noise_rad_s_rthz, gyro_bias_sigma_rad_s, gyro_bias_walk_rad_s_rts, gyro_scale_sigma;
 	double accel_noise_m_s2_rthz, accel_bias_sigma_m_s2, accel_bias_walk_m_s2_rts, accel_scale_sigma;
 	double vibration_m_s2;             /* at 1000 rad/s of propeller, scales with speed^2 */
+	double accel_range_m_s2, gyro_range_rad_s;  /* full scale: a reading clips there */
 	/* barometer */
 	double baro_rate_hz, baro_noise_pa, baro_lag_s, baro_temp_offset_k, baro_temp_noise_k;
 	/* magnetometer: earth field at home, body-fixed hard iron */

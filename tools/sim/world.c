@@ -275,6 +275,8 @@ static void apply_event(struct sim_world *w, const struct sim_event *e, uint64_t
 		}
 		w->mode = SIM_PHASE_THROW;
 		w->throw_start_us = t_us - w->dt_us;
+		if (e->v[0] > 0.0)
+			w->cfg.launch.speed_m_s = e->v[0];
 		break;
 	case SIM_EV_RC_SET:
 		for (int i = 0; i < SIM_RC_CHANNELS; i++)
