@@ -12,6 +12,8 @@
 #include "daemon/flightlog.h"
 #include "daemon/scheduler.h"
 #include "daemon/services.h"
+#include "estim/estim_math.h"
+#include "estim/vibe.h"
 #include "nav/wmm.h"
 #include "param/param.h"
 #include "util/log.h"
@@ -30,6 +32,7 @@ static struct flight {
 	struct vehicle_state vs;
 	struct imu_sample imu;          /* latest taken */
 	uint64_t imu_taken;
+	struct vibe vibe;               /* VIBRATION: from every IMU sample */
 	uint32_t gen[SENSOR_KIND_COUNT];  /* topic generations taken */
 	struct rc_frame rc;
 	bool rc_seen;
@@ -91,6 +94,7 @@ void flight_init(struct sensor_hub *hub, struct rcout *out)
 	fl.autodec = param_get_by_name("COMPASS_AUTODEC") != 0.0f;
 	fl.est_cfg.mag_declination_deg = fl.autodec ? NAN : param_get_by_name("COMPASS_DEC") * 57.29578f;
 	estim_init(&fl.est, &fl.est_cfg);
+	vibe_init(&fl.vibe);
 	plane_params_default(&fl.pp);
 	if (flight_params_load(&fl.pp))
 		log_err("parameters missing from the table: the flight code's defaults stand");
@@ -143,8 +147,10 @@ static void feed_estimator(void)
 		fl.paused_us = paused;
 	}
 	while ((n = sensors_read_imu(fl.hub, batch, FLIGHT_IMU_BATCH)) > 0) {
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			estim_push_imu(&fl.est, &batch[i]);
+			vibe_push(&fl.vibe, batch[i].t_us, batch[i].accel_m_s2);
+		}
 		fl.imu = batch[n - 1];
 		fl.imu_taken += n;
 	}
@@ -736,6 +742,37 @@ void flight_fill_gcs(struct gcs_inputs *in)
 	in->estimator.pos_vert_accuracy_m = st.hgt_sigma_m;
 	in->estimator.local_valid = estim_wgs84_to_ned(&fl.est, fl.vs.lat_deg, fl.vs.lon_deg,
 						       fl.vs.alt_msl_m, in->estimator.local_ned_m) == 0;
+	memcpy(in->estimator.gyro_bias_rad_s, st.gyro_bias_rad_s, sizeof(st.gyro_bias_rad_s));
+	in->estimator.tilt_sigma_rad = st.tilt_sigma_rad;
+	in->estimator.yaw_sigma_rad = st.yaw_sigma_rad;
+	float q[4], pos[3];
+	uint64_t t_delayed;
+	in->estimator.delayed_valid = estim_get_delayed(&fl.est, q, pos, &t_delayed);
+	in->estimator.delayed_pos_valid = false;
+	if (in->estimator.delayed_valid) {
+		float *e = in->estimator.delayed_rpy_rad;
+		em_quat_to_euler(q, &e[0], &e[1], &e[2]);
+		double lat, lon;
+		float alt;
+		if ((fl.vs.valid & VEHICLE_POSITION_VALID) &&
+		    estim_ned_to_wgs84(&fl.est, pos, &lat, &lon, &alt) == 0) {
+			in->estimator.delayed_pos_valid = true;
+			in->estimator.delayed_lat_e7 = (int32_t)lround(lat * 1e7);
+			in->estimator.delayed_lon_e7 = (int32_t)lround(lon * 1e7);
+			in->estimator.delayed_alt_msl_m = alt;
+		}
+	}
+	in->vibe.valid = vibe_get(&fl.vibe, in->vibe.level_m_s2);
+	in->vibe.clipped = fl.vibe.clipped;
+	/* Where navigation flies, above sea level (home's altitude under the height above it). */
+	struct nav_wp tgt;
+	in->target.valid = fl.po.nav_active && (fl.vs.valid & VEHICLE_ALTITUDE_VALID) &&
+			   nav_target(&fl.plane.nav, &tgt);
+	if (in->target.valid) {
+		in->target.lat_e7 = (int32_t)lround(tgt.lat_deg * 1e7);
+		in->target.lon_e7 = (int32_t)lround(tgt.lon_deg * 1e7);
+		in->target.alt_msl_m = tgt.alt_rel_m + (fl.vs.alt_msl_m - fl.vs.alt_rel_m);
+	}
 	if (fl.imu_taken) {
 		in->imu.t_us = fl.imu.t_us;
 		memcpy(in->imu.accel_m_s2, fl.imu.accel_m_s2, sizeof(in->imu.accel_m_s2));

@@ -60,6 +60,8 @@ static struct services {
 	uint8_t key_copy[MAVLINK_KEY_LEN];  /* main -> io, like the mission */
 	_Atomic int key_save;           /* enum save_state */
 	uint64_t gcs_last_us;
+	_Atomic uint64_t mem_avail;     /* io -> main: MemAvailable, bytes (0 unknown) */
+	uint64_t mem_read_us;           /* io thread */
 	char param_path[PATH_MAX + 16]; /* empty: no state directory, nothing saved */
 	uint32_t saved_generation;      /* io thread */
 	uint64_t save_errors;           /* io thread */
@@ -273,6 +275,10 @@ int services_links(const struct config *cfg, char *err, size_t err_len)
 	gcs_init(&sv.gcs, sysid, MAV_COMP_ID_AUTOPILOT1, &tx, &sv.mission);
 	vehicle_init(&sv.vehicle);
 	sv.gcs.vehicle = &sv.vehicle;
+	/* A serial link carries baud / 10 bytes a second (8N1): its streams fit in that. */
+	for (unsigned int i = 0; i < n; i++)
+		if (specs[i].kind == LINK_SERIAL)
+			gcs_set_link_bandwidth(&sv.gcs, (int)i, specs[i].baud / 10);
 	sv.arming_check_idx = param_find("ARMING_CHECK");
 	sv.log_backend_idx = param_find("LOG_BACKEND_TYPE");
 	atomic_init(&sv.exit_request, GCS_EXIT_NONE);
@@ -372,7 +378,11 @@ static void gcs_task(void *ctx, uint64_t now_us)
 	/* Overloaded, the streams wait for a loop with the time (at most a second). */
 	if (!sched_work_begin(sv.sched, &sv.gcs_work))
 		return;
-	sv.gcs_last_us = now_us;
+	/* Drift-free: ticks at 50 Hz on average whatever the loop's phase, so a
+	 * 50 Hz stream is sent at 50 Hz; after a stall, from now. */
+	sv.gcs_last_us = sv.gcs_last_us && now_us - sv.gcs_last_us < 2 * GCS_PERIOD_US ?
+			 sv.gcs_last_us + GCS_PERIOD_US : now_us;
+	sv.gcs.in.mem_avail_bytes = atomic_load_explicit(&sv.mem_avail, memory_order_relaxed);
 	sv.gcs.arming_check = (uint32_t)param_get(sv.arming_check_idx);
 	/*
 	 * SYS_STATUS load: the main loop's mean run time against its period over
@@ -461,6 +471,31 @@ static void save_key_task(void)
 	atomic_store_explicit(&sv.key_save, SAVE_IDLE, memory_order_release);
 }
 
+/*
+ * io thread, once a second: the memory the process can still have, for
+ * MEMINFO: the kernel's MemAvailable (free memory plus what it can reclaim
+ * without swapping), as `free` reports it. fulmard allocates nothing after
+ * start, so the system's headroom is what it has.
+ */
+static void meminfo_task(void *ctx, uint64_t now_us)
+{
+	(void)ctx;
+	if (sv.mem_read_us && now_us - sv.mem_read_us < 1000000u)
+		return;
+	sv.mem_read_us = now_us ? now_us : 1;
+	char text[4096];
+	long n = storage_read("/proc/meminfo", text, sizeof(text) - 1);
+	uint64_t bytes = 0;
+	if (n > 0) {
+		text[n] = '\0';
+		const char *m = strstr(text, "MemAvailable:");
+		unsigned long long kb;
+		if (m && sscanf(m + 13, "%llu", &kb) == 1)
+			bytes = (uint64_t)kb * 1024u;
+	}
+	atomic_store_explicit(&sv.mem_avail, bytes, memory_order_relaxed);
+}
+
 /* io thread: saves the parameters, the mission and the key when they changed. */
 static void save_task(void *ctx, uint64_t now_us)
 {
@@ -511,6 +546,7 @@ int services_add_tasks(struct sched *s, const struct sensor_hub *hub, const stru
 		{ "links", SCHED_UART, 0, links_poll, &sv.links },
 		{ "gcs", SCHED_MAIN, 0, gcs_task, NULL },
 		{ "param-save", SCHED_IO, 0, save_task, NULL },
+		{ "meminfo", SCHED_IO, 0, meminfo_task, NULL },
 	};
 	for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
 		int rc = sched_add_task(s, &tasks[i]);

@@ -1614,6 +1614,16 @@ uint16_t estim_ekf_flags(const struct estim *e)
 	return f;
 }
 
+bool estim_get_delayed(const struct estim *e, float q[4], float pos_ned_m[3], uint64_t *t_us)
+{
+	if (!e->running)
+		return false;
+	memcpy(q, e->x.q, 4 * sizeof(float));
+	memcpy(pos_ned_m, e->x.pos, 3 * sizeof(float));
+	*t_us = e->t_delayed_us;
+	return true;
+}
+
 void estim_get_status(const struct estim *e, struct estim_status *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -385,6 +385,13 @@ uint16_t estim_ekf_flags(const struct estim *e);
  * test ratios (velocity, horizontal position, height, compass, airspeed). */
 void estim_get_ekf_report(const struct estim *e, struct estim_ekf_report *out);
 uint32_t estim_health(const struct estim *e);
+/*
+ * The filter's own solution at its delayed horizon (the fused state, before
+ * the output predictor brings it forward to now): the body-to-NED quaternion
+ * (w x y z), the position from the origin and its time. False while the
+ * filter is not running.
+ */
+bool estim_get_delayed(const struct estim *e, float q[4], float pos_ned_m[3], uint64_t *t_us);
 /* Attitude, heading and (if GPS is in use) position have converged and
  * nothing is faulted: the arming check. */
 bool estim_is_converged(const struct estim *e);

@@ -16,6 +16,8 @@
 #define GCS_RECONNECT_US 5000000u
 #define MAV_TYPE_GCS 6
 #define MAV_COMP_ID_ALL 0
+/* A PARAM_VALUE on the wire at its longest, unsigned. */
+#define PARAM_VALUE_FRAME_LEN (MAVLINK_V2_HEADER_LEN + MAVLINK_MSG_PARAM_VALUE_MAX_LEN + 2)
 
 void gcs_init(struct gcs *g, uint8_t sysid, uint8_t compid, const struct gcs_tx *tx,
 	      struct mission *mission)
@@ -237,6 +239,9 @@ void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t
 			gcs_text(g, GCS_SEV_WARNING, "%s", why);
 		break;
 	}
+	case MAVLINK_MSG_ID_REQUEST_DATA_STREAM:
+		gcs_streams_handle(g, link, f);
+		break;
 	case MAVLINK_MSG_ID_SETUP_SIGNING: {
 		struct mavlink_setup_signing m;
 		mavlink_setup_signing_unpack(mavlink_payload(f), f->len, &m);
@@ -273,7 +278,7 @@ void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t
 	}
 }
 
-static void heartbeat(struct gcs *g)
+void gcs_heartbeat(struct gcs *g, int link)
 {
 	if (g->vehicle) {
 		g->id.custom_mode = g->vehicle->mode;
@@ -293,13 +298,13 @@ static void heartbeat(struct gcs *g)
 	};
 	uint8_t p[MAVLINK_MSG_HEARTBEAT_MAX_LEN];
 	mavlink_heartbeat_pack(&m, p);
-	g->tx.send(g->tx.ctx, GCS_LINK_ALL, MAVLINK_MSG_ID_HEARTBEAT, p);
+	g->tx.send(g->tx.ctx, link, MAVLINK_MSG_ID_HEARTBEAT, p);
 }
 
 void gcs_tick(struct gcs *g, uint64_t now_us)
 {
 	if (g->last_heartbeat_us == 0 || now_us - g->last_heartbeat_us >= GCS_HEARTBEAT_PERIOD_US) {
-		heartbeat(g);
+		gcs_heartbeat(g, GCS_LINK_ALL);
 		g->last_heartbeat_us = now_us ? now_us : 1;
 	}
 	if (g->boot_us == 0)
@@ -308,7 +313,8 @@ void gcs_tick(struct gcs *g, uint64_t now_us)
 	gcs_streams_tick(g, now_us);
 	for (int l = 0; l < GCS_MAX_LINKS; l++) {
 		struct gcs_link_state *ls = &g->link[l];
-		for (unsigned int n = 0; ls->param_next >= 0 && n < g->params_per_tick; n++) {
+		for (unsigned int n = 0; ls->param_next >= 0 && n < g->params_per_tick &&
+		     gcs_link_param_room(g, l, PARAM_VALUE_FRAME_LEN); n++) {
 			send_param(g, l, ls->param_next);
 			if (++ls->param_next >= (int)param_count)
 				ls->param_next = -1;

@@ -76,6 +76,7 @@ struct gcs_stats {
 	uint64_t mission_retries; /* items asked for again after a time-out */
 	uint64_t commands;        /* COMMAND_LONG/INT for us */
 	uint64_t commands_refused;  /* answered with anything but ACCEPTED */
+	uint64_t stream_refused;  /* REQUEST_DATA_STREAM of a group or start_stop we do not have */
 };
 
 /* What a ground station asked the daemon itself to do. */
@@ -86,7 +87,7 @@ enum gcs_exit_request {
 };
 
 /* The messages sent as streams (ArduPilot's SRn_* groups), one slot each per link. */
-#define GCS_STREAM_COUNT 18
+#define GCS_STREAM_COUNT 26
 
 struct gcs_link_state {
 	bool active;
@@ -94,6 +95,14 @@ struct gcs_link_state {
 	int32_t interval_us[GCS_STREAM_COUNT];  /* SET_MESSAGE_INTERVAL: 0 the SRn rate, -1 off */
 	uint64_t next_us[GCS_STREAM_COUNT];
 	uint64_t gcs_heard_us;    /* the last ground-station HEARTBEAT on this link; 0 never */
+	/* A link of limited bandwidth (a serial radio): bytes/s, 0 unlimited. */
+	uint32_t bytes_per_s;
+	uint16_t frame_len[GCS_STREAM_COUNT];   /* each stream's last frame on the wire, bytes */
+	uint32_t shed_mask;       /* streams not sent for want of bandwidth (bit = slot) */
+	uint64_t shed_msgs;       /* messages of those streams not sent, since start */
+	uint32_t shed_said;       /* shed_mask as last told in a STATUSTEXT */
+	uint64_t shed_told_us;    /* when */
+	float param_credit;       /* bytes a parameter list may still send now */
 };
 
 /* What the telemetry tells; the owner fills it in before each gcs_tick. */
@@ -142,7 +151,29 @@ struct gcs_inputs {
 		float pos_horiz_accuracy_m, pos_vert_accuracy_m;
 		float local_ned_m[3];  /* position from the estimator's origin */
 		bool local_valid;
+		float gyro_bias_rad_s[3];          /* AHRS: the gyro drift estimated */
+		float tilt_sigma_rad, yaw_sigma_rad;
+		bool delayed_valid;    /* AHRS2: the filter's solution at its delayed horizon */
+		float delayed_rpy_rad[3];
+		int32_t delayed_lat_e7, delayed_lon_e7;
+		float delayed_alt_msl_m;
+		bool delayed_pos_valid;
 	} estimator;
+	struct {                       /* VIBRATION; valid false: no IMU sample yet */
+		bool valid;
+		float level_m_s2[3];
+		uint32_t clipped;
+	} vibe;
+	struct {                       /* POSITION_TARGET_GLOBAL_INT: where navigation flies */
+		bool valid;
+		int32_t lat_e7, lon_e7;
+		float alt_msl_m;
+	} target;
+	struct {                       /* POWER_STATUS: the board's rails, 0 not measured */
+		float vcc_v, vservo_v;
+		uint16_t flags;        /* MAV_POWER_STATUS */
+	} power;
+	uint64_t mem_avail_bytes;      /* MEMINFO: memory available to the process; 0 unknown */
 	struct {                       /* the battery monitor */
 		bool present;
 		float voltage_v, current_a, consumed_mah;  /* NAN: unknown */
@@ -177,6 +208,7 @@ struct gcs {
 	int batt_capacity_idx;              /* BATT_CAPACITY, -1 none */
 	int sr_param[3][GCS_STREAM_COUNT];  /* SRn_* parameter of each stream's group, -1 none */
 	uint64_t boot_us;                   /* time of the first tick */
+	uint64_t streams_last_us;           /* the streams' last tick */
 	uint32_t mission_generation;  /* bumped on every change, for saving */
 	struct gcs_mission_xfer xfer;
 	struct gcs_stats stats;
@@ -200,6 +232,20 @@ int gcs_send_message(struct gcs *g, int link, uint32_t msgid);
  * for the SRn default, or -1 to stop it. Returns 0 or -EINVAL (not a stream).
  */
 int gcs_set_interval(struct gcs *g, int link, uint32_t msgid, int32_t interval_us);
+/*
+ * REQUEST_DATA_STREAM as ArduPilot takes it: stream group id (MAV_DATA_STREAM,
+ * 0 all) at rate_hz on link (0 or start_stop 0: stop), by its SRn_ parameters
+ * (links past 2 share SR2), which also drops SET_MESSAGE_INTERVAL overrides of
+ * the group's messages on that link. Returns 0, or -EINVAL for a group fulmar
+ * does not have.
+ */
+int gcs_request_data_stream(struct gcs *g, int link, uint8_t stream_id, uint16_t rate_hz,
+			    uint8_t start_stop);
+/*
+ * A link that can carry only bytes_per_s (a serial link: baud / 10; 0 for
+ * unlimited): streams beyond what it carries are shed by priority.
+ */
+void gcs_set_link_bandwidth(struct gcs *g, int link, uint32_t bytes_per_s);
 /* MISSION_ITEM_REACHED to every link. */
 void gcs_mission_reached(struct gcs *g, uint16_t seq);
 /*

@@ -19,6 +19,15 @@ bool gcs_command_handle(struct gcs *g, int link, const struct mavlink_frame *f, 
  * HOME_POSITION. Returns 0, or -EINVAL for a position that is not one.
  */
 int gcs_set_home(int32_t lat_e7, int32_t lon_e7, float alt_msl_m, struct gcs *g);
+/* HEARTBEAT to one link or all (GCS_LINK_ALL). */
+void gcs_heartbeat(struct gcs *g, int link);
+/* REQUEST_DATA_STREAM: true when f was one. */
+bool gcs_streams_handle(struct gcs *g, int link, const struct mavlink_frame *f);
+/*
+ * Whether a parameter list may send bytes more on link now (a limited link
+ * has what its streams leave); when so, they are counted as sent.
+ */
+bool gcs_link_param_room(struct gcs *g, int link, unsigned int bytes);
 /* Looks up the SRn_* parameters. */
 void gcs_streams_init(struct gcs *g);
 /* Sends the streams that are due on every link. */

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
- * Telemetry streams: each streamed message belongs to one of ArduPilot's
+ * Telemetry streams: each streamed message belongs to one of ArduPlane's
  * stream groups, whose rate on link n is parameter SRn_<GROUP> (Hz; links past
- * 2 use SR2), unless SET_MESSAGE_INTERVAL set it for that link. A message is
+ * 2 use SR2), unless SET_MESSAGE_INTERVAL set it for that link.
+ * REQUEST_DATA_STREAM sets the SRn_ parameters as ArduPilot does. A message is
  * sent only when there is something true to say: no position before the
  * estimator has one, and health bits that say what is known, nothing more.
+ * On a link of limited bandwidth (a serial radio) the streams that do not fit
+ * are shed, lowest priority first.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,33 +19,75 @@
 #include "param/param.h"
 
 #define FULMAR_SW_VERSION 0x00010000u  /* 0.1.0, MAVLink's major.minor.patch.type layout */
+/* A message due within this of now goes now: the services tick at 50 Hz with
+ * the main loop's jitter, and a 50 Hz stream must go on every tick. */
+#define GCS_STREAM_SLACK_US 10000u
+/* Of a limited link's bytes, the share streams may take; the rest is for the
+ * heartbeat, STATUSTEXT, command and mission replies and parameter lists. */
+#define GCS_STREAM_SHARE 0.8f
+#define GCS_SHED_TELL_US 5000000u
+/* A parameter list may burst this long's worth of a limited link's spare bytes. */
+#define GCS_PARAM_BURST_S 0.1f
 
+/*
+ * In priority order, highest first: on a link too slow for all of them, the
+ * last are shed first. What a pilot flies by (attitude, position, speeds,
+ * health, the mission) comes before what only a tuner or a log reader wants.
+ * The groups are ArduPlane's (GCS_Mavlink.cpp's stream lists).
+ */
 static const struct stream {
 	uint32_t msgid;
 	const char *group;         /* SRn_<group> */
 } streams[GCS_STREAM_COUNT] = {
-	{ MAVLINK_MSG_ID_SYS_STATUS, "EXT_STAT" },
-	{ MAVLINK_MSG_ID_MISSION_CURRENT, "EXT_STAT" },
-	{ MAVLINK_MSG_ID_EKF_STATUS_REPORT, "EXTRA3" },
-	{ MAVLINK_MSG_ID_SYSTEM_TIME, "EXTRA3" },
 	{ MAVLINK_MSG_ID_ATTITUDE, "EXTRA1" },
 	{ MAVLINK_MSG_ID_GLOBAL_POSITION_INT, "POSITION" },
-	{ MAVLINK_MSG_ID_LOCAL_POSITION_NED, "POSITION" },
 	{ MAVLINK_MSG_ID_VFR_HUD, "EXTRA2" },
-	{ MAVLINK_MSG_ID_HOME_POSITION, "EXTRA3" },
-	{ MAVLINK_MSG_ID_AUTOPILOT_VERSION, NULL },   /* on request only */
+	{ MAVLINK_MSG_ID_SYS_STATUS, "EXT_STAT" },
 	{ MAVLINK_MSG_ID_GPS_RAW_INT, "EXT_STAT" },
+	{ MAVLINK_MSG_ID_MISSION_CURRENT, "EXT_STAT" },
+	{ MAVLINK_MSG_ID_HOME_POSITION, "EXTRA3" },
 	{ MAVLINK_MSG_ID_NAV_CONTROLLER_OUTPUT, "EXT_STAT" },
+	{ MAVLINK_MSG_ID_POSITION_TARGET_GLOBAL_INT, "EXT_STAT" },
+	{ MAVLINK_MSG_ID_BATTERY_STATUS, "EXTRA3" },
+	{ MAVLINK_MSG_ID_EKF_STATUS_REPORT, "EXTRA3" },
 	{ MAVLINK_MSG_ID_RC_CHANNELS, "RC_CHAN" },
 	{ MAVLINK_MSG_ID_SERVO_OUTPUT_RAW, "RC_CHAN" },
-	{ MAVLINK_MSG_ID_BATTERY_STATUS, "EXTRA3" },
-	{ MAVLINK_MSG_ID_SCALED_IMU, "RAW_SENS" },
-	{ MAVLINK_MSG_ID_SCALED_PRESSURE, "RAW_SENS" },
+	{ MAVLINK_MSG_ID_WIND, "EXTRA3" },
+	{ MAVLINK_MSG_ID_SYSTEM_TIME, "EXTRA3" },
+	{ MAVLINK_MSG_ID_POWER_STATUS, "EXT_STAT" },
+	{ MAVLINK_MSG_ID_AHRS2, "EXTRA1" },
+	{ MAVLINK_MSG_ID_AHRS, "EXTRA3" },
+	{ MAVLINK_MSG_ID_VIBRATION, "EXTRA3" },
+	{ MAVLINK_MSG_ID_LOCAL_POSITION_NED, "POSITION" },
 	{ MAVLINK_MSG_ID_ESTIMATOR_STATUS, "EXTRA3" },
+	{ MAVLINK_MSG_ID_MEMINFO, "EXT_STAT" },
+	{ MAVLINK_MSG_ID_SCALED_PRESSURE, "RAW_SENS" },
+	{ MAVLINK_MSG_ID_RAW_IMU, "RAW_SENS" },
+	{ MAVLINK_MSG_ID_SCALED_IMU, "RAW_SENS" },
+	{ MAVLINK_MSG_ID_AUTOPILOT_VERSION, NULL },   /* on request only */
 };
+
+/* MAV_DATA_STREAM ids and ArduPilot's groups (ALL, 0, is every one of these). */
+static const struct data_stream {
+	uint8_t id;
+	const char *group;
+} data_streams[] = {
+	{ 1, "RAW_SENS" }, { 2, "EXT_STAT" }, { 3, "RC_CHAN" }, { 4, "RAW_CTRL" },
+	{ 6, "POSITION" }, { 10, "EXTRA1" }, { 11, "EXTRA2" }, { 12, "EXTRA3" },
+};
+
+/* A frame of the payload's largest length, before MAVLink 2 trims its zeros. */
+static uint16_t max_frame_len(uint32_t msgid)
+{
+	const struct mavlink_msg_info *info = mavlink_msg_info(msgid);
+	return (uint16_t)(MAVLINK_V2_HEADER_LEN + (info ? info->max_len : 255) + 2);
+}
 
 void gcs_streams_init(struct gcs *g)
 {
+	for (int l = 0; l < GCS_MAX_LINKS; l++)
+		for (int i = 0; i < GCS_STREAM_COUNT; i++)
+			g->link[l].frame_len[i] = max_frame_len(streams[i].msgid);
 	for (int n = 0; n < 3; n++)
 		for (int i = 0; i < GCS_STREAM_COUNT; i++) {
 			char name[PARAM_NAME_LEN + 1];
@@ -365,6 +410,117 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 		mavlink_battery_status_pack(&m, p);
 		return true;
 	}
+	case MAVLINK_MSG_ID_RAW_IMU: {
+		if (g->in.imu.t_us == 0)
+			return false;
+		/* As ArduPilot sends it: the first IMU in SCALED_IMU's units (mG, mrad/s, mgauss). */
+		const float *a = g->in.imu.accel_m_s2, *w = g->in.imu.gyro_rad_s, *b = g->in.imu.mag_ut;
+		const float mg = 1000.0f / 9.80665f;
+		bool mag = isfinite(b[0]);
+		struct mavlink_raw_imu m = {
+			.time_usec = g->in.imu.t_us,
+			.xacc = sat16(a[0] * mg), .yacc = sat16(a[1] * mg), .zacc = sat16(a[2] * mg),
+			.xgyro = sat16(w[0] * 1000.0f), .ygyro = sat16(w[1] * 1000.0f),
+			.zgyro = sat16(w[2] * 1000.0f),
+			.xmag = mag ? sat16(b[0] * 10.0f) : 0, .ymag = mag ? sat16(b[1] * 10.0f) : 0,
+			.zmag = mag ? sat16(b[2] * 10.0f) : 0,
+			.id = 0, .temperature = sat16(g->in.imu.temp_c * 100.0f),
+		};
+		/* MAVLink's "temperature not known" is 0; a true 0 degC goes as 1 cdegC. */
+		if (m.temperature == 0)
+			m.temperature = 1;
+		mavlink_raw_imu_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_POSITION_TARGET_GLOBAL_INT: {
+		if (!g->in.target.valid)
+			return false;
+		/* As ArduPlane: the position only (velocity, acceleration and yaw
+		 * ignored, bits 3-8 and 10-11, and the top nibble), above sea level. */
+		struct mavlink_position_target_global_int m = {
+			.time_boot_ms = (uint32_t)(s->t_us / 1000), .coordinate_frame = 0,
+			.type_mask = 0xFDF8, .lat_int = g->in.target.lat_e7,
+			.lon_int = g->in.target.lon_e7, .alt = g->in.target.alt_msl_m,
+		};
+		mavlink_position_target_global_int_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_POWER_STATUS: {
+		struct mavlink_power_status m = {
+			.Vcc = (uint16_t)lroundf(fminf(fmaxf(g->in.power.vcc_v, 0.0f), 65.0f) * 1000),
+			.Vservo = (uint16_t)lroundf(fminf(fmaxf(g->in.power.vservo_v, 0.0f), 65.0f) * 1000),
+			.flags = g->in.power.flags,
+		};
+		mavlink_power_status_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_MEMINFO: {
+		if (g->in.mem_avail_bytes == 0)
+			return false;
+		/* brkval has no meaning for a 64-bit Linux process: 0. */
+		uint64_t b = g->in.mem_avail_bytes;
+		struct mavlink_meminfo m = {
+			.brkval = 0, .freemem = (uint16_t)(b > UINT16_MAX ? UINT16_MAX : b),
+			.freemem32 = (uint32_t)(b > UINT32_MAX ? UINT32_MAX : b),
+		};
+		mavlink_meminfo_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_AHRS: {
+		if (!has(g, att))
+			return false;
+		/* omegaI is the drift correction: minus the estimated gyro bias, as
+		 * ArduPilot gives its EKF's. The errors: the filter's 1-sigma tilt and
+		 * heading uncertainty (rad), which is what its DCM's figures meant. */
+		const struct gcs_estimator *e = &g->in.estimator;
+		struct mavlink_ahrs m = {
+			.omegaIx = -e->gyro_bias_rad_s[0], .omegaIy = -e->gyro_bias_rad_s[1],
+			.omegaIz = -e->gyro_bias_rad_s[2], .accel_weight = 0, .renorm_val = 0,
+			.error_rp = e->tilt_sigma_rad, .error_yaw = e->yaw_sigma_rad,
+		};
+		mavlink_ahrs_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_WIND: {
+		if (!(s->valid & VEHICLE_WIND_VALID))
+			return false;
+		/* The direction the wind blows FROM, degrees 0..360; the estimate is
+		 * the air's velocity over the ground (towards), and horizontal only. */
+		float wn = s->wind_ne_m_s[0], we = s->wind_ne_m_s[1];
+		float from = atan2f(-we, -wn) * 57.29578f;
+		struct mavlink_wind m = { .direction = fmodf(from + 360.0f, 360.0f),
+					  .speed = hypotf(wn, we), .speed_z = 0 };
+		mavlink_wind_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_AHRS2: {
+		const struct gcs_estimator *e = &g->in.estimator;
+		if (!e->delayed_valid)
+			return false;
+		struct mavlink_ahrs2 m = {
+			.roll = e->delayed_rpy_rad[0], .pitch = e->delayed_rpy_rad[1],
+			.yaw = e->delayed_rpy_rad[2],
+		};
+		if (e->delayed_pos_valid) {
+			m.altitude = e->delayed_alt_msl_m;
+			m.lat = e->delayed_lat_e7;
+			m.lng = e->delayed_lon_e7;
+		}
+		mavlink_ahrs2_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_VIBRATION: {
+		if (!g->in.vibe.valid)
+			return false;
+		/* One accelerometer: its clipping count in clipping_0. */
+		struct mavlink_vibration m = {
+			.time_usec = g->in.imu.t_us, .vibration_x = g->in.vibe.level_m_s2[0],
+			.vibration_y = g->in.vibe.level_m_s2[1], .vibration_z = g->in.vibe.level_m_s2[2],
+			.clipping_0 = g->in.vibe.clipped,
+		};
+		mavlink_vibration_pack(&m, p);
+		return true;
+	}
 	case MAVLINK_MSG_ID_AUTOPILOT_VERSION: {
 		struct mavlink_autopilot_version m = {
 			/* MISSION_FLOAT, PARAM_FLOAT, MISSION_INT, COMMAND_INT, MAVLINK2 */
@@ -398,6 +554,10 @@ int gcs_set_home(int32_t lat_e7, int32_t lon_e7, float alt_msl_m, struct gcs *g)
 int gcs_send_message(struct gcs *g, int link, uint32_t msgid)
 {
 	uint8_t p[255];
+	if (msgid == MAVLINK_MSG_ID_HEARTBEAT) {
+		gcs_heartbeat(g, link);
+		return 0;
+	}
 	if (slot(msgid) < 0)
 		return -ENOENT;
 	if (!build(g, msgid, p))
@@ -406,19 +566,154 @@ int gcs_send_message(struct gcs *g, int link, uint32_t msgid)
 	return 0;
 }
 
+/* The SRn_ parameter of group on link l (links past 2 share SR2), or -1. */
+static int group_param(const struct gcs *g, int l, const char *group)
+{
+	char name[PARAM_NAME_LEN + 1];
+	snprintf(name, sizeof(name), "SR%d_%s", l < 3 ? l : 2, group);
+	(void)g;
+	return param_find(name);
+}
+
+static void set_group(struct gcs *g, int link, const char *group, float hz)
+{
+	int p = group_param(g, link, group);
+	/* Set only when it changes: each change is a parameter save. */
+	if (p >= 0 && param_get(p) != hz)
+		param_set(p, hz);
+	/* ArduPilot's stream request replaces the messages' own intervals. */
+	for (int i = 0; i < GCS_STREAM_COUNT; i++)
+		if (streams[i].group && strcmp(streams[i].group, group) == 0) {
+			g->link[link].interval_us[i] = 0;
+			g->link[link].next_us[i] = 0;
+		}
+}
+
+int gcs_request_data_stream(struct gcs *g, int link, uint8_t stream_id, uint16_t rate_hz,
+			    uint8_t start_stop)
+{
+	if (link < 0 || link >= GCS_MAX_LINKS || start_stop > 1)
+		return -EINVAL;
+	int p0 = group_param(g, 0, "EXTRA1");
+	float max = p0 >= 0 ? param_defs[p0].max : 50.0f;
+	float hz = start_stop == 0 ? 0.0f : rate_hz > max ? max : (float)rate_hz;
+	bool found = false;
+	for (size_t i = 0; i < sizeof(data_streams) / sizeof(data_streams[0]); i++)
+		if (stream_id == 0 || stream_id == data_streams[i].id) {
+			set_group(g, link, data_streams[i].group, hz);
+			found = true;
+		}
+	return found ? 0 : -EINVAL;
+}
+
+bool gcs_streams_handle(struct gcs *g, int link, const struct mavlink_frame *f)
+{
+	if (f->msgid != MAVLINK_MSG_ID_REQUEST_DATA_STREAM)
+		return false;
+	struct mavlink_request_data_stream m;
+	mavlink_request_data_stream_unpack(mavlink_payload(f), f->len, &m);
+	if (!gcs_for_us(g, m.target_system, m.target_component)) {
+		g->stats.not_for_us++;
+		return true;
+	}
+	if (gcs_request_data_stream(g, link, m.req_stream_id, m.req_message_rate, m.start_stop))
+		g->stats.stream_refused++;
+	return true;
+}
+
+void gcs_set_link_bandwidth(struct gcs *g, int link, uint32_t bytes_per_s)
+{
+	if (link >= 0 && link < GCS_MAX_LINKS)
+		g->link[link].bytes_per_s = bytes_per_s;
+}
+
+/* The bytes a packed payload takes on the wire: MAVLink 2 drops its trailing zeros. */
+static uint16_t wire_len(const struct gcs *g, uint32_t msgid, const uint8_t *p)
+{
+	static const uint8_t zero[32];
+	const struct mavlink_msg_info *info = mavlink_msg_info(msgid);
+	int n = info ? info->max_len : 1;
+	while (n > 1 && p[n - 1] == 0)
+		n--;
+	bool signing = memcmp(g->signing_key, zero, sizeof(zero)) != 0;
+	return (uint16_t)(MAVLINK_V2_HEADER_LEN + n + 2 + (signing ? MAVLINK_SIGNATURE_LEN : 0));
+}
+
+/*
+ * A limited link: the streams it can carry, highest priority first, within
+ * its stream share; the rest are shed whole (a stream sent at half its rate
+ * helps nobody as much as the one above it sent at its full rate). What the
+ * streams leave is the parameter lists' to use. A change is told.
+ */
+static void admit(struct gcs *g, int l, uint64_t now_us, uint64_t dt_us)
+{
+	struct gcs_link_state *ls = &g->link[l];
+	float budget = ls->bytes_per_s * GCS_STREAM_SHARE, used = 0.0f;
+	uint32_t mask = 0;
+	for (int i = 0; i < GCS_STREAM_COUNT; i++) {
+		uint64_t iv = interval(g, l, i);
+		if (iv == 0)
+			continue;
+		float cost = ls->frame_len[i] * 1e6f / (float)iv;
+		if (used + cost > budget)
+			mask |= UINT32_C(1) << i;
+		else
+			used += cost;
+	}
+	ls->shed_mask = mask;
+	float spare = ls->bytes_per_s * 0.95f - used;
+	ls->param_credit += spare * (float)dt_us * 1e-6f;
+	if (ls->param_credit > spare * GCS_PARAM_BURST_S)
+		ls->param_credit = spare * GCS_PARAM_BURST_S;
+	/* Told at most every GCS_SHED_TELL_US: the mask moves as frame lengths do. */
+	if (mask != ls->shed_said && (ls->shed_told_us == 0 ||
+				      now_us - ls->shed_told_us >= GCS_SHED_TELL_US)) {
+		ls->shed_said = mask;
+		ls->shed_told_us = now_us ? now_us : 1;
+		int n = __builtin_popcount(mask);
+		if (n)
+			gcs_text(g, GCS_SEV_WARNING, "Link %d: %d streams shed, %u B/s too few", l,
+				 n, (unsigned int)ls->bytes_per_s);
+		else
+			gcs_text(g, GCS_SEV_INFO, "Link %d: all streams sent", l);
+	}
+}
+
+bool gcs_link_param_room(struct gcs *g, int link, unsigned int bytes)
+{
+	struct gcs_link_state *ls = &g->link[link];
+	if (ls->bytes_per_s == 0)
+		return true;
+	if (ls->param_credit < (float)bytes)
+		return false;
+	ls->param_credit -= (float)bytes;
+	return true;
+}
+
 void gcs_streams_tick(struct gcs *g, uint64_t now_us)
 {
+	uint64_t dt_us = g->streams_last_us && now_us > g->streams_last_us ?
+			 now_us - g->streams_last_us : 0;
+	g->streams_last_us = now_us;
 	for (int l = 0; l < GCS_MAX_LINKS; l++) {
 		struct gcs_link_state *ls = &g->link[l];
+		if (ls->bytes_per_s)
+			admit(g, l, now_us, dt_us);
 		for (int i = 0; i < GCS_STREAM_COUNT; i++) {
 			uint64_t iv = interval(g, l, i);
-			if (iv == 0 || now_us < ls->next_us[i])
+			if (iv == 0 || now_us + GCS_STREAM_SLACK_US < ls->next_us[i])
 				continue;
-			/* Drift-free, and after a gap it starts again from now. */
-			ls->next_us[i] = ls->next_us[i] + iv > now_us ? ls->next_us[i] + iv : now_us + iv;
+			/* Drift-free; a whole period missed (a stall) starts again from now. */
+			ls->next_us[i] = now_us >= ls->next_us[i] + iv ? now_us + iv : ls->next_us[i] + iv;
+			if (ls->shed_mask & (UINT32_C(1) << i)) {
+				ls->shed_msgs++;
+				continue;
+			}
 			uint8_t p[255];
-			if (build(g, streams[i].msgid, p))
+			if (build(g, streams[i].msgid, p)) {
+				ls->frame_len[i] = wire_len(g, streams[i].msgid, p);
 				g->tx.send(g->tx.ctx, l, streams[i].msgid, p);
+			}
 		}
 	}
 }

@@ -71,6 +71,36 @@ static struct nav_ne ne_of(const struct nav *n, const struct nav_wp *w)
 	return nav_geo_ne_from_ll(n->home_lat_deg, n->home_lon_deg, w->lat_deg, w->lon_deg);
 }
 
+static struct nav_wp wp_of(const struct nav *n, struct nav_ne ne, float alt_rel_m)
+{
+	struct nav_wp w = { .alt_rel_m = alt_rel_m };
+	nav_geo_ll_from_ne(n->home_lat_deg, n->home_lon_deg, ne, &w.lat_deg, &w.lon_deg);
+	return w;
+}
+
+bool nav_target(const struct nav *n, struct nav_wp *out)
+{
+	switch (n->task) {
+	case NAV_TASK_LEG:
+		*out = wp_of(n, n->b, n->alt_b_m);
+		return true;
+	case NAV_TASK_LOITER:
+		*out = wp_of(n, n->centre, n->loiter_alt_m);
+		return true;
+	case NAV_TASK_LAND:
+		*out = n->land_wp;
+		return true;
+	case NAV_TASK_TAKEOFF:
+		if (!n->tkoff_leg_set)
+			return false;
+		*out = wp_of(n, n->b, n->tkoff_alt_m);
+		return true;
+	case NAV_TASK_IDLE:
+		break;
+	}
+	return false;
+}
+
 void nav_set_leg(struct nav *n, const struct nav_wp *a, const struct nav_wp *b,
 		 const struct nav_wp *next)
 {

@@ -121,6 +121,11 @@ void nav_init(struct nav *n, double home_lat_deg, double home_lon_deg);
  * speed (also the state after nav_init). */
 void nav_set_idle(struct nav *n);
 
+/* Where the task flies to (the leg's end, the loiter centre, the land point,
+ * a launched takeoff's line), height above home; false for none (idle, or a
+ * takeoff not yet thrown). */
+bool nav_target(const struct nav *n, struct nav_wp *out);
+
 /* Airspeed demand (EAS); 0 returns to TRIM_ARSPD_CM. */
 void nav_set_airspeed(struct nav *n, float eas_m_s);
 

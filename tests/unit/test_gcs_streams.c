@@ -236,6 +236,294 @@ static void test_get_home_position(void **state)
 	assert_int_equal(command(410, 0, 0), 0);
 }
 
+static void request_stream(int link, uint8_t id, uint16_t hz, uint8_t start)
+{
+	struct mavlink_request_data_stream r = { .target_system = 1, .target_component = 1,
+						 .req_stream_id = id, .req_message_rate = hz,
+						 .start_stop = start };
+	uint8_t p[255];
+	mavlink_request_data_stream_pack(&r, p);
+	gcs_handle(&g, link, harness_frame(255, 190, MAVLINK_MSG_ID_REQUEST_DATA_STREAM, p), 1000);
+}
+
+static float sr(const char *name)
+{
+	return param_get(param_find(name));
+}
+
+/* Everything known, so that every stream has something to say. */
+static void know_everything(void)
+{
+	g.in.state.valid = VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID |
+			   VEHICLE_POSITION_VALID | VEHICLE_WIND_VALID;
+	g.in.state.t_us = 5000000;
+	g.in.state.alt_msl_m = 134;
+	g.in.state.alt_rel_m = 100;
+	g.in.state.wind_ne_m_s[0] = 0.0f;
+	g.in.state.wind_ne_m_s[1] = -5.0f;  /* the air moving west: a wind from the east */
+	g.in.estimator.present = true;
+	g.in.estimator.local_valid = true;
+	g.in.estimator.gyro_bias_rad_s[0] = 0.01f;
+	g.in.estimator.tilt_sigma_rad = 0.02f;
+	g.in.estimator.yaw_sigma_rad = 0.05f;
+	g.in.estimator.delayed_valid = true;
+	g.in.estimator.delayed_rpy_rad[0] = 0.1f;
+	g.in.estimator.delayed_pos_valid = true;
+	g.in.estimator.delayed_lat_e7 = 525200000;
+	g.in.estimator.delayed_alt_msl_m = 133.5f;
+	g.in.vibe.valid = true;
+	g.in.vibe.level_m_s2[2] = 3.5f;
+	g.in.vibe.clipped = 7;
+	g.in.target.valid = true;
+	g.in.target.lat_e7 = 525300000;
+	g.in.target.lon_e7 = 134100000;
+	g.in.target.alt_msl_m = 154;
+	g.in.mem_avail_bytes = 1500000000ull;
+	g.in.imu.t_us = 4990000;
+	g.in.imu.accel_m_s2[2] = -9.80665f;
+	g.in.imu.gyro_rad_s[0] = 0.5f;
+	g.in.imu.mag_ut[0] = 20.0f;
+	g.in.imu.temp_c = 0.0f;
+	g.in.baro.t_us = 4990000;
+	g.in.baro.pressure_pa = 100000;
+	g.in.gps.present = true;
+	g.in.rc.count = 8;
+	g.in.servo.count = 8;
+	g.in.battery.present = true;
+	g.in.nav.active = true;
+	ms.count = 1;
+	ms.items[0].x = 525200000;
+}
+
+static void test_request_data_stream_sets_arduplane_groups(void **state)
+{
+	know_everything();
+	/* Each group alone: its SRn_ parameter on that link's n. */
+	static const struct { uint8_t id; const char *param; uint32_t msgid; } groups[] = {
+		{ 1, "SR0_RAW_SENS", MAVLINK_MSG_ID_RAW_IMU },
+		{ 2, "SR0_EXT_STAT", MAVLINK_MSG_ID_SYS_STATUS },
+		{ 3, "SR0_RC_CHAN", MAVLINK_MSG_ID_RC_CHANNELS },
+		{ 4, "SR0_RAW_CTRL", 0 },
+		{ 6, "SR0_POSITION", MAVLINK_MSG_ID_GLOBAL_POSITION_INT },
+		{ 10, "SR0_EXTRA1", MAVLINK_MSG_ID_ATTITUDE },
+		{ 11, "SR0_EXTRA2", MAVLINK_MSG_ID_VFR_HUD },
+		{ 12, "SR0_EXTRA3", MAVLINK_MSG_ID_WIND },
+	};
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		request_stream(0, groups[i].id, 4, 1);
+		assert_true(sr(groups[i].param) == 4.0f);
+		if (i + 1 < sizeof(groups) / sizeof(groups[0]))
+			assert_true(sr(groups[i + 1].param) == 1.0f);  /* the next not yet */
+		n_sent = 0;
+		run(10000000 * (i + 1), 2);
+		if (groups[i].msgid)
+			assert_int_equal(harness_count(0, groups[i].msgid), 8);
+	}
+	/* The rest of ArduPlane's groups: where the new messages belong. */
+	n_sent = 0;
+	run(100000000, 2);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_SCALED_PRESSURE), 8);   /* RAW_SENS */
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_POWER_STATUS), 8);      /* EXT_STAT */
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_MEMINFO), 8);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_POSITION_TARGET_GLOBAL_INT), 8);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_AHRS2), 8);             /* EXTRA1 */
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_AHRS), 8);              /* EXTRA3 */
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_VIBRATION), 8);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_LOCAL_POSITION_NED), 8); /* POSITION */
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_SERVO_OUTPUT_RAW), 8);  /* RC_CHAN */
+	assert_int_equal(harness_count(1, MAVLINK_MSG_ID_ATTITUDE), 2);          /* link 1: its own SR1 */
+
+	/* ALL: every group but PARAMS; links past 2 share SR2. */
+	request_stream(5, 0, 10, 1);
+	assert_true(sr("SR2_EXTRA1") == 10.0f && sr("SR2_RAW_SENS") == 10.0f &&
+		    sr("SR2_RAW_CTRL") == 10.0f);
+	assert_true(sr("SR2_PARAMS") == 10.0f);  /* its default, untouched */
+	assert_true(sr("SR1_EXTRA1") == 1.0f);
+	/* Stop: start_stop 0 whatever the rate; a rate past 50 Hz is held to it. */
+	request_stream(0, 10, 7, 0);
+	assert_true(sr("SR0_EXTRA1") == 0.0f);
+	request_stream(0, 11, 200, 1);
+	assert_true(sr("SR0_EXTRA2") == 50.0f);
+	/* A group fulmar does not have, or a start_stop that is neither: refused, counted. */
+	uint64_t refused = g.stats.stream_refused;
+	request_stream(0, 5, 4, 1);
+	request_stream(0, 10, 4, 2);
+	assert_int_equal(g.stats.stream_refused, refused + 2);
+	assert_true(sr("SR0_EXTRA1") == 0.0f);
+	/* For another system: not ours. */
+	struct mavlink_request_data_stream r = { .target_system = 9, .req_stream_id = 10,
+						 .req_message_rate = 9, .start_stop = 1 };
+	uint8_t p[255];
+	mavlink_request_data_stream_pack(&r, p);
+	gcs_handle(&g, 0, harness_frame(255, 190, MAVLINK_MSG_ID_REQUEST_DATA_STREAM, p), 1000);
+	assert_true(sr("SR0_EXTRA1") == 0.0f);
+}
+
+static void test_request_data_stream_replaces_message_intervals(void **state)
+{
+	know_everything();
+	assert_int_equal(command(511, MAVLINK_MSG_ID_ATTITUDE, 100000), 0);  /* 10 Hz */
+	n_sent = 0;
+	run(1000000, 1);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_ATTITUDE), 10);
+	request_stream(0, 10, 2, 1);
+	n_sent = 0;
+	run(3000000, 1);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_ATTITUDE), 2);
+}
+
+/* Ticks at 50 Hz on average (the daemon's drift-free services) with the loop's jitter. */
+static void run_jittered(uint64_t t0_us, double s, unsigned int jitter_us)
+{
+	uint32_t r = 12345;
+	for (uint64_t t = 0; t < (uint64_t)(s * 1e6); t += 20000) {
+		r = r * 1103515245u + 12345u;
+		gcs_tick(&g, t0_us + t + (r >> 8) % jitter_us);
+	}
+}
+
+static void test_rates_up_to_50_hz_are_kept_with_jitter(void **state)
+{
+	know_everything();
+	param_set(param_find("SR0_EXTRA1"), 50);
+	param_set(param_find("SR0_EXTRA2"), 20);
+	param_set(param_find("SR0_POSITION"), 4);
+	param_set(param_find("SR0_EXT_STAT"), 3);
+	n_sent = 0;
+	/* 2.5 ms of jitter: the main loop's period at 400 Hz. */
+	run_jittered(1000000, 10, 2500);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_ATTITUDE), 500);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_VFR_HUD), 200);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_GLOBAL_POSITION_INT), 40);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_SYS_STATUS), 30);
+}
+
+static void test_new_messages_say_the_state(void **state)
+{
+	/* Nothing known: none of them (POWER_STATUS says its zeros: not measured). */
+	run(1000000, 2);
+	static const uint32_t unknown[] = { MAVLINK_MSG_ID_WIND, MAVLINK_MSG_ID_AHRS,
+		MAVLINK_MSG_ID_AHRS2, MAVLINK_MSG_ID_VIBRATION, MAVLINK_MSG_ID_MEMINFO,
+		MAVLINK_MSG_ID_POSITION_TARGET_GLOBAL_INT, MAVLINK_MSG_ID_RAW_IMU };
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+		assert_int_equal(harness_count(0, unknown[i]), 0);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_POWER_STATUS), 2);
+
+	know_everything();
+	n_sent = 0;
+	run(3000000, 1);
+	struct mavlink_wind w;
+	mavlink_wind_unpack(harness_last(MAVLINK_MSG_ID_WIND)->payload, 12, &w);
+	assert_true(fabsf(w.direction - 90.0f) < 0.01f);
+	assert_true(fabsf(w.speed - 5.0f) < 1e-4f);
+	g.in.state.wind_ne_m_s[0] = 3.0f;   /* towards the north: from the south */
+	g.in.state.wind_ne_m_s[1] = 0.0f;
+	assert_int_equal(gcs_send_message(&g, 0, MAVLINK_MSG_ID_WIND), 0);
+	mavlink_wind_unpack(harness_last(MAVLINK_MSG_ID_WIND)->payload, 12, &w);
+	assert_true(fabsf(w.direction - 180.0f) < 0.01f);
+
+	struct mavlink_ahrs a;
+	mavlink_ahrs_unpack(harness_last(MAVLINK_MSG_ID_AHRS)->payload, 28, &a);
+	assert_true(a.omegaIx == -0.01f && a.error_rp == 0.02f && a.error_yaw == 0.05f);
+	struct mavlink_ahrs2 a2;
+	mavlink_ahrs2_unpack(harness_last(MAVLINK_MSG_ID_AHRS2)->payload, 24, &a2);
+	assert_true(a2.roll == 0.1f && a2.altitude == 133.5f);
+	assert_int_equal(a2.lat, 525200000);
+	struct mavlink_vibration vb;
+	mavlink_vibration_unpack(harness_last(MAVLINK_MSG_ID_VIBRATION)->payload, 32, &vb);
+	assert_true(vb.vibration_z == 3.5f);
+	assert_int_equal(vb.clipping_0, 7);
+	struct mavlink_meminfo m;
+	mavlink_meminfo_unpack(harness_last(MAVLINK_MSG_ID_MEMINFO)->payload, 8, &m);
+	assert_int_equal(m.freemem, 65535);
+	assert_int_equal(m.freemem32, 1500000000u);
+	struct mavlink_position_target_global_int t;
+	mavlink_position_target_global_int_unpack(
+		harness_last(MAVLINK_MSG_ID_POSITION_TARGET_GLOBAL_INT)->payload, 51, &t);
+	assert_int_equal(t.lat_int, 525300000);
+	assert_true(t.alt == 154.0f);
+	assert_int_equal(t.coordinate_frame, 0);
+	assert_int_equal(t.type_mask, 0xFDF8);
+	struct mavlink_raw_imu ri;
+	mavlink_raw_imu_unpack(harness_last(MAVLINK_MSG_ID_RAW_IMU)->payload, 29, &ri);
+	assert_int_equal(ri.zacc, -1000);
+	assert_int_equal(ri.xgyro, 500);
+	assert_int_equal(ri.xmag, 200);
+	assert_int_equal(ri.temperature, 1);  /* 0 degC; 0 would say "no temperature" */
+	assert_int_equal(ri.time_usec, 4990000);
+}
+
+static void test_request_message_answers_every_stream(void **state)
+{
+	know_everything();
+	static const uint32_t all[] = { 0, 1, 2, 24, 26, 27, 29, 30, 32, 33, 36, 42, 62, 65, 74,
+		87, 125, 147, 148, 152, 163, 168, 178, 193, 230, 241, 242 };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		n_sent = 0;
+		assert_int_equal(command(512, (float)all[i], 0), 0);
+		assert_int_equal(harness_count(0, all[i]), 1);
+	}
+	/* ... and every stream takes an interval. */
+	for (size_t i = 1; i < sizeof(all) / sizeof(all[0]); i++)
+		assert_int_equal(command(511, (float)all[i], 200000), 0);
+}
+
+static void test_a_slow_link_sheds_streams_by_priority(void **state)
+{
+	know_everything();
+	/* Link 2, a 9600-baud radio: 960 B/s, asked for everything at 10 Hz. */
+	gcs_set_link_bandwidth(&g, 2, 960);
+	request_stream(2, 0, 10, 1);
+	n_sent = 0;
+	/* (SR2 is links 2 to 7's: 4 s of them fills the harness's record.) */
+	run(1000000, 4);
+	/* The first in priority still at their rate; the last shed whole. */
+	assert_int_equal(harness_count(2, MAVLINK_MSG_ID_ATTITUDE), 40);
+	/* (Costed at its longest frame until first sent: one may go at the start.) */
+	assert_in_range(harness_count(2, MAVLINK_MSG_ID_GLOBAL_POSITION_INT), 39, 40);
+	assert_int_equal(harness_count(2, MAVLINK_MSG_ID_RAW_IMU), 0);
+	assert_int_equal(harness_count(2, MAVLINK_MSG_ID_SCALED_IMU), 0);
+	assert_true(g.link[2].shed_msgs > 0);
+	assert_true(g.link[2].shed_mask & (1u << 24));
+	/* What went fits the stream share of the link. */
+	unsigned int bytes = 0;
+	for (unsigned int i = 0; i < n_sent; i++)
+		if (sent[i].link == 2) {
+			const struct mavlink_msg_info *info = mavlink_msg_info(sent[i].msgid);
+			int n = info->max_len;
+			while (n > 1 && sent[i].payload[n - 1] == 0)
+				n--;
+			bytes += 12 + (unsigned int)n;
+		}
+	assert_true(bytes <= 960 * 4 * 0.8 + 400);
+	/* Link 0, unlimited, sends all; the heartbeat goes everywhere, never shed. */
+	assert_int_equal(g.link[0].shed_mask, 0);
+	assert_int_equal(harness_count(GCS_LINK_ALL, MAVLINK_MSG_ID_HEARTBEAT), 4);
+	/* Said once, as a STATUSTEXT. */
+	assert_int_equal(harness_count(GCS_LINK_ALL, MAVLINK_MSG_ID_STATUSTEXT), 1);
+	/* Slower asked: everything fits again, and that is said. */
+	request_stream(2, 0, 1, 1);
+	n_sent = 0;
+	run(20000000, 2);
+	assert_int_equal(g.link[2].shed_mask, 0);
+	assert_int_equal(harness_count(GCS_LINK_ALL, MAVLINK_MSG_ID_STATUSTEXT), 1);
+}
+
+static void test_a_slow_link_paces_a_parameter_list(void **state)
+{
+	gcs_set_link_bandwidth(&g, 2, 960);
+	request_stream(2, 0, 0, 0);
+	struct mavlink_param_request_list r = { .target_system = 1, .target_component = 1 };
+	uint8_t p[255];
+	mavlink_param_request_list_pack(&r, p);
+	gcs_handle(&g, 2, harness_frame(255, 190, MAVLINK_MSG_ID_PARAM_REQUEST_LIST, p), 1000);
+	n_sent = 0;
+	run(1000000, 2);
+	/* 0.95 of 960 B/s in frames of 37 bytes: 24 a second (the first tick has no credit). */
+	unsigned int n = harness_count(2, MAVLINK_MSG_ID_PARAM_VALUE);
+	assert_true(n >= 44 && n <= 50);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +534,13 @@ int main(void)
 		cmocka_unit_test_setup(test_set_home_by_command, setup),
 		cmocka_unit_test_setup(test_vfr_hud_throttle_and_battery_remaining, setup),
 		cmocka_unit_test_setup(test_get_home_position, setup),
+		cmocka_unit_test_setup(test_request_data_stream_sets_arduplane_groups, setup),
+		cmocka_unit_test_setup(test_request_data_stream_replaces_message_intervals, setup),
+		cmocka_unit_test_setup(test_rates_up_to_50_hz_are_kept_with_jitter, setup),
+		cmocka_unit_test_setup(test_new_messages_say_the_state, setup),
+		cmocka_unit_test_setup(test_request_message_answers_every_stream, setup),
+		cmocka_unit_test_setup(test_a_slow_link_sheds_streams_by_priority, setup),
+		cmocka_unit_test_setup(test_a_slow_link_paces_a_parameter_list, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
