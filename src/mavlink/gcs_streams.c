@@ -39,6 +39,7 @@ static const struct stream {
 	{ MAVLINK_MSG_ID_SCALED_IMU, "RAW_SENS" },
 	{ MAVLINK_MSG_ID_SCALED_PRESSURE, "RAW_SENS" },
 	{ MAVLINK_MSG_ID_ESTIMATOR_STATUS, "EXTRA3" },
+	{ MAVLINK_MSG_ID_FENCE_STATUS, "EXT_STAT" },  /* while FENCE_ENABLE, as ArduPlane */
 };
 
 void gcs_streams_init(struct gcs *g)
@@ -134,6 +135,19 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 			.errors_comm = g->in.errors_comm,
 		};
 		mavlink_sys_status_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_FENCE_STATUS: {
+		if (!g->in.fence.enabled)
+			return false;
+		struct mavlink_fence_status m = {
+			.breach_status = g->in.fence.breaches != 0,
+			.breach_count = g->in.fence.breach_count,
+			.breach_type = g->in.fence.breach_type,
+			.breach_time = g->in.fence.breach_time_ms,
+			.breach_mitigation = g->in.fence.mitigation,
+		};
+		mavlink_fence_status_pack(&m, p);
 		return true;
 	}
 	case MAVLINK_MSG_ID_MISSION_CURRENT: {
