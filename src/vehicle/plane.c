@@ -154,6 +154,11 @@ static void start_rtl(struct plane *p, const struct plane_params *pp, const stru
 		return;
 	struct nav_wp h = in->home, r;
 	h.alt_rel_m = pp->mexec.rtl_alt_m;
+	/* Under the fence's ceiling: RTL after a ceiling breach must not climb through it again. */
+	const struct fence_params *fp = &pp->fence;
+	if (fp->fence_enable != 0.0f && ((uint8_t)fp->fence_type & FENCE_TYPE_ALT_MAX) &&
+	    h.alt_rel_m > fp->fence_alt_max - FENCE_RTL_BELOW_CEILING_M)
+		h.alt_rel_m = fp->fence_alt_max - FENCE_RTL_BELOW_CEILING_M;
 	uint16_t idx;
 	struct nav_wp pos = here(&in->vs);
 	p->rally_index = -1;
@@ -406,7 +411,7 @@ static void fence_act(struct plane *p, const struct plane_params *pp, const stru
 		if ((types & FENCE_TYPE_ALT_MAX) && t.alt_rel_m > pp->fence.fence_alt_max)
 			t.alt_rel_m = (types & FENCE_TYPE_ALT_MIN) ?
 				      0.5f * (pp->fence.fence_alt_max + pp->fence.fence_alt_min) :
-				      pp->fence.fence_alt_max - 10.0f;
+				      pp->fence.fence_alt_max - FENCE_RTL_BELOW_CEILING_M;
 		char why[64];
 		if (vehicle_set_guided(p->v, t.lat_deg, t.lon_deg, t.alt_rel_m, why, sizeof(why)) == 0) {
 			snprintf(p->text, sizeof(p->text), "Fence breached: %s: GUIDED to return point",

@@ -130,6 +130,8 @@ struct plane_fence {
 
 /* Height above home the plane must have reached, armed, before the fence is enforced. */
 #define FENCE_SAFE_HEIGHT_M 10.0f
+/* RTL and the fence's GUIDED return fly this far under FENCE_ALT_MAX when the ceiling is on. */
+#define FENCE_RTL_BELOW_CEILING_M 10.0f
 
 struct plane {
 	struct vehicle *v;                  /* modes and arming (shared with the GCS) */
