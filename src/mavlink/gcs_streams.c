@@ -385,6 +385,11 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 			.capabilities = 1 | 2 | 4 | 8 | 8192,
 			.flight_sw_version = FULMAR_SW_VERSION,
 		};
+		/* MISSION_FENCE, MISSION_RALLY: where the owner keeps the lists. */
+		if (g->fence)
+			m.capabilities |= 16384;
+		if (g->rally)
+			m.capabilities |= 32768;
 		memcpy(m.flight_custom_version, "fulmar\0", 8);
 		mavlink_autopilot_version_pack(&m, p);
 		return true;

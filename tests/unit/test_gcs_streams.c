@@ -236,6 +236,36 @@ static void test_get_home_position(void **state)
 	assert_int_equal(command(410, 0, 0), 0);
 }
 
+static void test_fence_status_streams_while_the_fence_is_enabled(void **state)
+{
+	run(1000000, 5);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_FENCE_STATUS), 0);
+	g.in.fence.enabled = true;
+	g.in.fence.breaches = 4;
+	g.in.fence.breach_count = 2;
+	g.in.fence.breach_type = 3;
+	g.in.fence.breach_time_ms = 123456;
+	run(7000000, 5);
+	/* EXT_STAT, like SYS_STATUS: 1 Hz by SR0_EXT_STAT. */
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_FENCE_STATUS), 5);
+	struct mavlink_fence_status fs;
+	mavlink_fence_status_unpack(harness_last(MAVLINK_MSG_ID_FENCE_STATUS)->payload,
+				    MAVLINK_MSG_FENCE_STATUS_MAX_LEN, &fs);
+	assert_int_equal(fs.breach_status, 1);
+	assert_int_equal(fs.breach_count, 2);
+	assert_int_equal(fs.breach_type, 3);
+	assert_int_equal(fs.breach_time, 123456);
+	/* Fence and rally lists kept: the capabilities say so. */
+	static struct mission fence, rally;
+	g.fence = &fence;
+	g.rally = &rally;
+	assert_int_equal(command(512, MAVLINK_MSG_ID_AUTOPILOT_VERSION, 0), 0);
+	struct mavlink_autopilot_version av;
+	mavlink_autopilot_version_unpack(harness_last(MAVLINK_MSG_ID_AUTOPILOT_VERSION)->payload, 78, &av);
+	assert_true(av.capabilities & 16384);  /* MISSION_FENCE */
+	assert_true(av.capabilities & 32768);  /* MISSION_RALLY */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +273,7 @@ int main(void)
 		cmocka_unit_test_setup(test_streams_follow_srn_and_set_message_interval, setup),
 		cmocka_unit_test_setup(test_streams_carry_receiver_outputs_gps_and_battery_when_there, setup),
 		cmocka_unit_test_setup(test_request_message_and_capabilities, setup),
+		cmocka_unit_test_setup(test_fence_status_streams_while_the_fence_is_enabled, setup),
 		cmocka_unit_test_setup(test_set_home_by_command, setup),
 		cmocka_unit_test_setup(test_vfr_hud_throttle_and_battery_remaining, setup),
 		cmocka_unit_test_setup(test_get_home_position, setup),
