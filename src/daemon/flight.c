@@ -343,6 +343,8 @@ static uint16_t cdeg360(float rad)
 #define LOG_EV_ARMED 10
 #define LOG_EV_DISARMED 11
 #define LOG_EV_LAND_COMPLETE 18
+/* ArduPilot's ERR subsystem for the fence (code: the types breached, 0 cleared). */
+#define LOG_ERR_FAILSAFE_FENCE 9
 
 /* The main loop's records, at ArduPlane's usual rates (25 Hz attitude and tuning, 10 Hz position). */
 static void write_log(uint64_t now_us)
@@ -656,7 +658,8 @@ void flight_task(void *ctx, uint64_t now_us)
 		.rc = fl.rc, .rc_seen = fl.rc_seen, .gcs_heartbeat_us = gcs_hb_us,
 		.gps_fix = fl.gps.fix == GPS_FIX_3D,
 		.batt_voltage_v = fl.batt.voltage_v, .batt_used_mah = fl.batt.consumed_mah,
-		.mission = fl.mission, .home_set = fl.home_set,
+		.mission = fl.mission, .fence = fl.gcs->fence, .rally = fl.gcs->rally,
+		.home_set = fl.home_set,
 		.home = { fl.mission->items[0].x * 1e-7, fl.mission->items[0].y * 1e-7, 0.0f },
 		.home_alt_msl_m = fl.mission->items[0].z,
 	};
@@ -674,6 +677,12 @@ void flight_task(void *ctx, uint64_t now_us)
 		log_info("%.3f s: %s", (double)fl.say_us * 1e-6, fl.po.text);
 		if (flightlog_main())
 			log_event_text(flightlog_main(), now_us, fl.po.text);
+	}
+	if (fl.po.fence_event && flightlog_main()) {
+		/* ArduPilot's ERR: subsystem FAILSAFE_FENCE, the types breached (0: cleared). */
+		struct df_err e = { .t_us = now_us, .subsys = LOG_ERR_FAILSAFE_FENCE,
+				    .code = fl.po.fence_code };
+		log_write_err(flightlog_main(), &e);
 	}
 	if (fl.po.mode_changed || fl.vehicle->mode != fl.mode_said) {
 		fl.mode_said = fl.vehicle->mode;
@@ -836,4 +845,10 @@ void flight_fill_gcs(struct gcs_inputs *in)
 	in->nav.alt_error_m = n->alt_error_m;
 	in->nav.aspd_error_m_s = n->aspd_error_m_s;
 	in->nav.xtrack_error_m = n->xtrack_m;
+	const struct plane_fence *f = &fl.plane.fence;
+	in->fence.enabled = fl.pp.fence.fence_enable != 0.0f;
+	in->fence.breaches = f->breaches;
+	in->fence.breach_type = f->breach_type;
+	in->fence.breach_count = f->breach_count;
+	in->fence.breach_time_ms = (uint32_t)(f->breach_us / 1000u);
 }

@@ -20,6 +20,7 @@
 #include "mavlink/gcs.h"
 #include "mavlink/gcs_health.h"
 #include "mission/mission.h"
+#include "vehicle/fence.h"
 #include "vehicle/vehicle.h"
 #include "param/param.h"
 #include "util/log.h"
@@ -40,6 +41,23 @@ enum save_state {
 	SAVE_PENDING,    /* main wrote the copy */
 	SAVE_BUSY,       /* io is writing it */
 };
+
+/*
+ * The fence and rally lists (mission types 1 and 2): kept, handed to the io
+ * thread and saved as the mission is, each in its own QGC WPL file.
+ */
+struct saved_list {
+	const char *what;               /* "fence", "rally" */
+	char path[PATH_MAX + 32];       /* empty: not saved */
+	struct mission live;            /* main thread */
+	const uint32_t *generation;     /* the gcs's counter of its changes */
+	uint32_t handed;                /* main: the generation last handed to io */
+	struct mission copy;            /* written by main while idle, read by io while busy */
+	_Atomic int save;               /* enum save_state */
+	uint64_t errors;                /* io thread */
+};
+
+enum { LIST_FENCE, LIST_RALLY, LIST_COUNT };
 
 static struct services {
 	struct links links;
@@ -71,6 +89,7 @@ static struct services {
 	struct mission mission_copy;    /* written by main while idle, read by io while busy */
 	_Atomic int mission_save;       /* enum save_state */
 	uint64_t mission_save_errors;   /* io thread */
+	struct saved_list lists[LIST_COUNT];
 } sv;
 
 /* io thread (and the leader before and after): the table into its file. */
@@ -146,7 +165,8 @@ static int save_mission(const struct mission *m)
 	return storage_write_atomic(sv.mission_path, text, (size_t)n, 0644);
 }
 
-static int load_mission_file(const char *path, bool missing_ok, char *err, size_t err_len)
+static int load_list_file(struct mission *m, const char *path, bool missing_ok, char *err,
+			  size_t err_len)
 {
 	static char text[MISSION_FILE_MAX + 1];
 	long n = storage_read(path, text, MISSION_FILE_MAX);
@@ -162,8 +182,63 @@ static int load_mission_file(const char *path, bool missing_ok, char *err, size_
 		snprintf(err, err_len, "%s: not a text file", path);
 		return -EINVAL;
 	}
-	int rc = mission_load_wpl(&sv.mission, text, path, err, err_len);
+	int rc = mission_load_wpl(m, text, path, err, err_len);
 	return rc == -ENOSPC ? -EINVAL : rc;
+}
+
+static int load_mission_file(const char *path, bool missing_ok, char *err, size_t err_len)
+{
+	return load_list_file(&sv.mission, path, missing_ok, err, err_len);
+}
+
+/* A saved fence or rally list is checked as an upload is: a bad one is not flown by. */
+static int check_list(int which, const struct mission *m, char *err, size_t err_len)
+{
+	unsigned int cap = which == LIST_FENCE ? FENCE_MAX_ITEMS : RALLY_MAX_ITEMS;
+	if (m->count > cap) {
+		snprintf(err, err_len, "%u items: room for %u", m->count, cap);
+		return -EINVAL;
+	}
+	for (uint16_t i = 0; i < m->count; i++) {
+		int r = which == LIST_FENCE ? fence_check_item(&m->items[i]) :
+					      rally_check_item(&m->items[i]);
+		if (r != FENCE_RESULT_OK) {
+			snprintf(err, err_len, "item %u refused (MAV_MISSION_RESULT %d)", i, r);
+			return -EINVAL;
+		}
+	}
+	uint16_t bad;
+	if (which == LIST_FENCE && fence_validate(m, &bad) != FENCE_RESULT_OK) {
+		snprintf(err, err_len, "polygon at item %u inconsistent", bad);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The saved fence and rally lists, from the state directory (none: empty). */
+static void load_lists(const struct config *cfg)
+{
+	static const char *const what[LIST_COUNT] = { "fence", "rally" };
+	for (int i = 0; i < LIST_COUNT; i++) {
+		struct saved_list *l = &sv.lists[i];
+		l->what = what[i];
+		mission_clear(&l->live);
+		atomic_init(&l->save, SAVE_IDLE);
+		if (!sv.param_path[0])
+			continue;
+		snprintf(l->path, sizeof(l->path), "%s/fulmar.%s", cfg->state_dir, l->what);
+		char why[512];
+		if (load_list_file(&l->live, l->path, true, why, sizeof(why)) ||
+		    check_list(i, &l->live, why, sizeof(why))) {
+			log_err("saved %s not loaded, it is empty: %s: %s", l->what, l->path, why);
+			mission_clear(&l->live);
+		} else if (l->live.count) {
+			log_info("%s of %u items loaded from %s", l->what, l->live.count, l->path);
+		}
+	}
+	int idx = param_find("RALLY_TOTAL");
+	if (idx >= 0)
+		param_set(idx, sv.lists[LIST_RALLY].live.count);
 }
 
 int services_mission(const struct config *cfg, const char *load_mission, char *err,
@@ -171,6 +246,7 @@ int services_mission(const struct config *cfg, const char *load_mission, char *e
 {
 	mission_clear(&sv.mission);
 	atomic_init(&sv.mission_save, SAVE_IDLE);
+	load_lists(cfg);
 	if (sv.param_path[0]) {
 		snprintf(sv.mission_path, sizeof(sv.mission_path), "%s/fulmar.waypoints",
 			 cfg->state_dir);
@@ -273,6 +349,10 @@ int services_links(const struct config *cfg, char *err, size_t err_len)
 	}
 	struct gcs_tx tx = { links_send, &sv.links };
 	gcs_init(&sv.gcs, sysid, MAV_COMP_ID_AUTOPILOT1, &tx, &sv.mission);
+	sv.gcs.fence = &sv.lists[LIST_FENCE].live;
+	sv.gcs.rally = &sv.lists[LIST_RALLY].live;
+	sv.lists[LIST_FENCE].generation = &sv.gcs.fence_generation;
+	sv.lists[LIST_RALLY].generation = &sv.gcs.rally_generation;
 	vehicle_init(&sv.vehicle);
 	sv.gcs.vehicle = &sv.vehicle;
 	/* A serial link carries baud / 10 bytes a second (8N1): its streams fit in that. */
@@ -354,6 +434,9 @@ static void fill_health(struct gcs_inputs *in, uint64_t now_us)
 			      ((v->valid & need) == need && v->prearm_problem == NULL)),
 		.armed = v->armed,
 		.mode = v->mode,
+		.fence_present = sv.gcs.fence && sv.gcs.fence->count > 0,
+		.fence_enabled = in->fence.enabled,
+		.fence_breached = in->fence.breaches != 0,
 	};
 	if (sv.bio)
 		board_io_sensor_bits(sv.bio, now_us, &h.board_present, &h.board_enabled,
@@ -441,6 +524,15 @@ static void gcs_task(void *ctx, uint64_t now_us)
 		sv.mission_handed = sv.gcs.mission_generation;
 		atomic_store_explicit(&sv.mission_save, SAVE_PENDING, memory_order_release);
 	}
+	for (int i = 0; i < LIST_COUNT; i++) {
+		struct saved_list *l = &sv.lists[i];
+		if (l->path[0] && *l->generation != l->handed &&
+		    atomic_load_explicit(&l->save, memory_order_acquire) == SAVE_IDLE) {
+			l->copy = l->live;
+			l->handed = *l->generation;
+			atomic_store_explicit(&l->save, SAVE_PENDING, memory_order_release);
+		}
+	}
 	sched_work_end(sv.sched, &sv.gcs_work);
 	(void)ctx;
 }
@@ -457,6 +549,32 @@ static void save_mission_task(void)
 	if (!rc)
 		sv.mission_save_errors = 0;
 	atomic_store_explicit(&sv.mission_save, SAVE_IDLE, memory_order_release);
+}
+
+static int save_list(const struct saved_list *l, const struct mission *m)
+{
+	static char text[MISSION_FILE_MAX];
+	long n = mission_save_wpl(m, text, sizeof(text));
+	if (n < 0)
+		return (int)n;
+	return storage_write_atomic(l->path, text, (size_t)n, 0644);
+}
+
+/* io thread: saves the fence and rally lists handed over by the main thread. */
+static void save_lists_task(void)
+{
+	for (int i = 0; i < LIST_COUNT; i++) {
+		struct saved_list *l = &sv.lists[i];
+		if (atomic_load_explicit(&l->save, memory_order_acquire) != SAVE_PENDING)
+			continue;
+		atomic_store_explicit(&l->save, SAVE_BUSY, memory_order_relaxed);
+		int rc = save_list(l, &l->copy);
+		if (rc && l->errors++ == 0)
+			log_err("saving the %s to %s: %s", l->what, l->path, strerror(-rc));
+		if (!rc)
+			l->errors = 0;
+		atomic_store_explicit(&l->save, SAVE_IDLE, memory_order_release);
+	}
 }
 
 /* io thread: saves a new signing key handed over by the main thread. */
@@ -500,6 +618,7 @@ static void meminfo_task(void *ctx, uint64_t now_us)
 static void save_task(void *ctx, uint64_t now_us)
 {
 	save_mission_task();
+	save_lists_task();
 	save_key_task();
 	if (!sv.param_path[0] || param_generation() == sv.saved_generation)
 		return;
@@ -567,6 +686,14 @@ void services_close(void)
 		int rc = save_mission(&sv.mission);
 		if (rc)
 			log_err("saving the mission to %s: %s", sv.mission_path, strerror(-rc));
+	}
+	for (int i = 0; i < LIST_COUNT; i++) {
+		const struct saved_list *l = &sv.lists[i];
+		if (l->path[0] && l->generation && *l->generation != l->handed) {
+			int rc = save_list(l, &l->live);
+			if (rc)
+				log_err("saving the %s to %s: %s", l->what, l->path, strerror(-rc));
+		}
 	}
 	links_close(&sv.links);
 }

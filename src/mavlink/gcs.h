@@ -63,7 +63,8 @@ struct gcs_mission_xfer {
 	uint16_t end;             /* one past the last item of this upload */
 	uint64_t last_us;         /* when we last asked */
 	unsigned int retries;
-	struct mission staging;   /* the new mission, taken whole at the last item */
+	uint8_t type;             /* MAV_MISSION_TYPE: 0 mission, 1 fence, 2 rally */
+	struct mission staging;   /* the new list, taken whole at the last item */
 };
 
 struct gcs_stats {
@@ -73,6 +74,7 @@ struct gcs_stats {
 	uint64_t param_unknown;   /* read or set of a name or index we do not have */
 	uint64_t param_refused;   /* a set outside the range or of the wrong kind */
 	uint64_t mission_refused; /* an upload or request refused (with its MISSION_ACK) */
+	uint64_t fence_rejected;  /* fence or rally items or lists refused as invalid */
 	uint64_t mission_retries; /* items asked for again after a time-out */
 	uint64_t commands;        /* COMMAND_LONG/INT for us */
 	uint64_t commands_refused;  /* answered with anything but ACCEPTED */
@@ -87,7 +89,7 @@ enum gcs_exit_request {
 };
 
 /* The messages sent as streams (ArduPilot's SRn_* groups), one slot each per link. */
-#define GCS_STREAM_COUNT 26
+#define GCS_STREAM_COUNT 27
 
 struct gcs_link_state {
 	bool active;
@@ -179,6 +181,14 @@ struct gcs_inputs {
 		float voltage_v, current_a, consumed_mah;  /* NAN: unknown */
 		int8_t remaining_pct;  /* -1 unknown: from BATT_CAPACITY and consumed_mah */
 	} battery;
+	struct {                       /* the geofence (FENCE_STATUS, SYS_STATUS) */
+		bool enabled;          /* FENCE_ENABLE */
+		uint8_t breaches;      /* FENCE_TYPE bits breached now */
+		uint8_t breach_type;   /* FENCE_BREACH of the last breach */
+		uint16_t breach_count;
+		uint32_t breach_time_ms;  /* since boot; 0 never */
+		uint8_t mitigation;    /* FENCE_MITIGATE: 0 unknown, 1 none, 2 acting */
+	} fence;
 	struct {                       /* navigation, while a mode navigates */
 		bool active;
 		float nav_roll_deg, nav_pitch_deg;
@@ -197,6 +207,7 @@ struct gcs {
 	uint64_t last_heartbeat_us;
 	uint64_t gcs_heartbeat_us; /* the last HEARTBEAT from a ground station (MAV_TYPE_GCS); 0 never */
 	struct mission *mission;  /* the live mission (main thread's), NULL: none */
+	struct mission *fence, *rally;  /* the fence and rally lists (mission_type 1, 2), NULL: none */
 	struct vehicle *vehicle;  /* modes and arming (main thread's), NULL: none */
 	uint32_t arming_check;    /* ARMING_CHECK, read by the owner */
 	enum gcs_exit_request exit_request;
@@ -210,6 +221,7 @@ struct gcs {
 	uint64_t boot_us;                   /* time of the first tick */
 	uint64_t streams_last_us;           /* the streams' last tick */
 	uint32_t mission_generation;  /* bumped on every change, for saving */
+	uint32_t fence_generation, rally_generation;
 	struct gcs_mission_xfer xfer;
 	struct gcs_stats stats;
 };

@@ -78,7 +78,8 @@ void gcs_health_bits(const struct gcs_health_in *in, struct gcs_health *out)
 	put(&o, GCS_SENSOR_BATTERY, batt, batt,
 	    fresh(in->battery_us, now, GCS_HEALTH_BATTERY_US) && !in->battery_failsafe);
 	put(&o, GCS_SENSOR_PREARM_CHECK, true, true, in->prearm_ok || in->armed);
-	put(&o, GCS_SENSOR_GEOFENCE, false, false, true);
+	put(&o, GCS_SENSOR_GEOFENCE, in->fence_present || in->fence_enabled, in->fence_enabled,
+	    !in->fence_breached);
 	uint32_t b = in->board_present;
 	uint32_t mine = o.health | ~o.present;   /* what we judged and found well, or did not judge */
 	o.present |= b;

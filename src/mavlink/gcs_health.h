@@ -22,8 +22,10 @@
  * - battery: present and enabled once the monitor has spoken; healthy while
  *   it speaks (within GCS_HEALTH_BATTERY_US) and no battery failsafe is on.
  * - pre-arm checks: present and enabled always; healthy while they pass (or armed).
- * - geofence: fulmar has no fence, so neither present nor enabled, and healthy
- *   (ArduPilot's bit means "not breached"; a clear bit reads as a breach).
+ * - geofence: present when FENCE_ENABLE is set or a fence list is stored,
+ *   enabled with FENCE_ENABLE, healthy while not breached (ArduPilot's bit
+ *   means "not breached": a clear bit reads as a breach, so it is set when
+ *   there is no fence at all).
  *
  * On a board, the drivers' account of the devices they drive is combined in:
  * present and enabled as the board says, healthy only when both say so.
@@ -77,6 +79,7 @@ struct gcs_health_in {
 	bool prearm_ok;                /* the pre-arm checks pass */
 	bool armed;
 	enum plane_mode mode;
+	bool fence_present, fence_enabled, fence_breached;
 	/* A board's drivers' own account (board_io_sensor_bits; all 0 in HIL): a device
 	 * it drives is present and enabled whether it has spoken or not, and healthy
 	 * only while the driver says so too. */

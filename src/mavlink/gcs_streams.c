@@ -45,6 +45,7 @@ static const struct stream {
 	{ MAVLINK_MSG_ID_SYS_STATUS, "EXT_STAT" },
 	{ MAVLINK_MSG_ID_GPS_RAW_INT, "EXT_STAT" },
 	{ MAVLINK_MSG_ID_MISSION_CURRENT, "EXT_STAT" },
+	{ MAVLINK_MSG_ID_FENCE_STATUS, "EXT_STAT" },  /* while FENCE_ENABLE, as ArduPlane */
 	{ MAVLINK_MSG_ID_HOME_POSITION, "EXTRA3" },
 	{ MAVLINK_MSG_ID_NAV_CONTROLLER_OUTPUT, "EXT_STAT" },
 	{ MAVLINK_MSG_ID_POSITION_TARGET_GLOBAL_INT, "EXT_STAT" },
@@ -179,6 +180,19 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 			.errors_comm = g->in.errors_comm,
 		};
 		mavlink_sys_status_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_FENCE_STATUS: {
+		if (!g->in.fence.enabled)
+			return false;
+		struct mavlink_fence_status m = {
+			.breach_status = g->in.fence.breaches != 0,
+			.breach_count = g->in.fence.breach_count,
+			.breach_type = g->in.fence.breach_type,
+			.breach_time = g->in.fence.breach_time_ms,
+			.breach_mitigation = g->in.fence.mitigation,
+		};
+		mavlink_fence_status_pack(&m, p);
 		return true;
 	}
 	case MAVLINK_MSG_ID_MISSION_CURRENT: {
@@ -527,6 +541,11 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 			.capabilities = 1 | 2 | 4 | 8 | 8192,
 			.flight_sw_version = FULMAR_SW_VERSION,
 		};
+		/* MISSION_FENCE, MISSION_RALLY: where the owner keeps the lists. */
+		if (g->fence)
+			m.capabilities |= 16384;
+		if (g->rally)
+			m.capabilities |= 32768;
 		memcpy(m.flight_custom_version, "fulmar\0", 8);
 		mavlink_autopilot_version_pack(&m, p);
 		return true;

@@ -19,6 +19,7 @@ void plane_params_default(struct plane_params *p)
 	ctl_params_default(&p->ctl);
 	servo_params_default(&p->servo);
 	mexec_params_default(&p->mexec);
+	fence_params_default(&p->fence);
 	p->fltmode_ch = 8;
 	/* ArduPlane's defaults: RTL, RTL, RTL, RTL, RTL, MANUAL. Ours put the
 	 * modes a pilot flies by switch first. */
@@ -53,6 +54,7 @@ void plane_init(struct plane *p, struct vehicle *v)
 	p->v = v;
 	p->last_mode = v->mode;
 	p->switch_pos = -1;
+	p->rally_index = -1;
 	ctl_init(&p->ctl);
 	servo_init(&p->servo);
 	nav_init(&p->nav, 0, 0);
@@ -142,13 +144,30 @@ static bool land_at_land_start(struct plane *p, const struct plane_params *pp,
 	return true;
 }
 
-/* RTL: to the landing sequence when RTL_AUTOLAND asks and there is one, else loiter at home. */
+/*
+ * RTL: to the landing sequence when RTL_AUTOLAND asks and there is one, else
+ * loiter at the rally point ArduPlane's rules pick (at its altitude), or at
+ * home at ALT_HOLD_RTL.
+ */
 static void start_rtl(struct plane *p, const struct plane_params *pp, const struct plane_input *in)
 {
 	if (pp->rtl_autoland != 0.0f && land_at_land_start(p, pp, in))
 		return;
-	struct nav_wp h = in->home;
+	struct nav_wp h = in->home, r;
 	h.alt_rel_m = pp->mexec.rtl_alt_m;
+	/* Under the fence's ceiling: RTL after a ceiling breach must not climb through it again. */
+	const struct fence_params *fp = &pp->fence;
+	if (fp->fence_enable != 0.0f && ((uint8_t)fp->fence_type & FENCE_TYPE_ALT_MAX) &&
+	    h.alt_rel_m > fp->fence_alt_max - FENCE_RTL_BELOW_CEILING_M)
+		h.alt_rel_m = fp->fence_alt_max - FENCE_RTL_BELOW_CEILING_M;
+	uint16_t idx;
+	struct nav_wp pos = here(&in->vs);
+	p->rally_index = -1;
+	if (in->home_set && (in->vs.valid & VEHICLE_POSITION_VALID) &&
+	    rally_select(&pp->fence, in->rally, &in->home, in->home_alt_msl_m, &pos, &r, &idx)) {
+		h = r;
+		p->rally_index = idx;
+	}
 	nav_set_loiter(&p->nav, &h, pp->mexec.wp_loiter_rad_m, 1);
 }
 
@@ -353,6 +372,115 @@ static void prearm(struct plane *p, const struct plane_params *pp, const struct 
 	p->v->prearm_problem = why;
 }
 
+/* Whether the plane is on its final approach or landed in AUTO: the floor is not judged. */
+static bool landing(const struct plane *p, const struct plane_input *in)
+{
+	return p->v->mode == PLANE_AUTO && in->mission && p->mexec.current < in->mission->count &&
+	       in->mission->items[p->mexec.current].command == MAV_CMD_NAV_LAND;
+}
+
+static const char *fence_names(uint8_t b)
+{
+	if (b & FENCE_TYPE_POLYGON)
+		return "polygon";
+	if (b & FENCE_TYPE_CIRCLE)
+		return "circle";
+	if (b & FENCE_TYPE_ALT_MAX)
+		return "max alt";
+	return "min alt";
+}
+
+/* A new breach: FENCE_ACTION. Guided to the return point (home without one). */
+static void fence_act(struct plane *p, const struct plane_params *pp, const struct plane_input *in,
+		      uint8_t fresh, struct plane_output *out)
+{
+	int action = (int)pp->fence.fence_action;
+	const char *what = fence_names(fresh);
+	enum plane_mode m = p->v->mode;
+	if (action == FENCE_ACTION_REPORT || landing(p, in)) {
+		snprintf(p->text, sizeof(p->text), "Fence breached: %s", what);
+		say(out, MAV_SEVERITY_CRITICAL, p->text);
+		return;
+	}
+	if (action == FENCE_ACTION_GUIDED || action == FENCE_ACTION_GUIDED_THR_PASS) {
+		struct nav_wp t = in->home;
+		t.alt_rel_m = pp->mexec.rtl_alt_m;
+		if (fence_return_point(in->fence, in->home_alt_msl_m, &t) && t.alt_rel_m <= 0.0f)
+			t.alt_rel_m = pp->mexec.rtl_alt_m;
+		/* Between ceiling and floor when both are set, as ArduPlane returns. */
+		uint8_t types = (uint8_t)pp->fence.fence_type;
+		if ((types & FENCE_TYPE_ALT_MAX) && t.alt_rel_m > pp->fence.fence_alt_max)
+			t.alt_rel_m = (types & FENCE_TYPE_ALT_MIN) ?
+				      0.5f * (pp->fence.fence_alt_max + pp->fence.fence_alt_min) :
+				      pp->fence.fence_alt_max - FENCE_RTL_BELOW_CEILING_M;
+		char why[64];
+		if (vehicle_set_guided(p->v, t.lat_deg, t.lon_deg, t.alt_rel_m, why, sizeof(why)) == 0) {
+			snprintf(p->text, sizeof(p->text), "Fence breached: %s: GUIDED to return point",
+				 what);
+			if (m == PLANE_GUIDED)
+				say(out, MAV_SEVERITY_CRITICAL, p->text);
+			else
+				force_mode(p, PLANE_GUIDED, out, p->text);
+			return;
+		}
+	}
+	if (action == FENCE_ACTION_AUTOLAND_OR_RTL && land_at_land_start(p, pp, in)) {
+		snprintf(p->text, sizeof(p->text), "Fence breached: %s: landing", what);
+		say(out, MAV_SEVERITY_CRITICAL, p->text);
+		return;
+	}
+	snprintf(p->text, sizeof(p->text), "Fence breached: %s: RTL", what);
+	if (m == PLANE_RTL)
+		say(out, MAV_SEVERITY_CRITICAL, p->text);
+	else
+		force_mode(p, PLANE_RTL, out, p->text);
+}
+
+/*
+ * The geofence: judged while FENCE_ENABLE, armed, with a home and a position,
+ * once the plane has been FENCE_SAFE_HEIGHT_M above home since arming (the
+ * takeoff is not fenced); the floor not while landing. A type newly breached
+ * takes FENCE_ACTION once; the breach ends when no type is breached.
+ */
+static void fence_step(struct plane *p, const struct plane_params *pp,
+		       const struct plane_input *in, struct plane_output *out)
+{
+	struct plane_fence *f = &p->fence;
+	bool on = pp->fence.fence_enable != 0.0f && p->v->armed && in->home_set &&
+		  (in->vs.valid & VEHICLE_POSITION_VALID);
+	if (!p->v->armed)
+		f->aloft = false;
+	if (on && !f->aloft && in->vs.alt_rel_m >= FENCE_SAFE_HEIGHT_M)
+		f->aloft = true;
+	uint8_t b = 0, margin = 0;
+	if (on && f->aloft) {
+		struct nav_wp pos = here(&in->vs);
+		b = fence_breaches(&pp->fence, in->fence, &in->home, &pos, &margin);
+		if (landing(p, in)) {
+			b &= (uint8_t)~FENCE_TYPE_ALT_MIN;
+			margin &= (uint8_t)~FENCE_TYPE_ALT_MIN;
+		}
+	}
+	uint8_t fresh = b & (uint8_t)~f->breaches;
+	uint8_t was = f->breaches;
+	f->breaches = b;
+	f->margins = margin;
+	if (fresh) {
+		if (!was) {
+			f->breach_count++;
+			f->breach_us = in->now_us;
+		}
+		f->breach_type = fence_breach_type(fresh);
+		out->fence_event = true;
+		out->fence_code = b;
+		fence_act(p, pp, in, fresh, out);
+	} else if (was && !b) {
+		out->fence_event = true;
+		out->fence_code = 0;
+		say(out, MAV_SEVERITY_INFO, "Fence breach cleared");
+	}
+}
+
 #define RUDDER_ARM_US 3000000u
 
 static void rudder_arming(struct plane *p, const struct plane_params *pp,
@@ -458,6 +586,7 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 	}
 	rc_failsafe(p, pp, in, out);
 	other_failsafes(p, pp, in, out);
+	fence_step(p, pp, in, out);
 	rudder_arming(p, pp, in, rc_live, out);
 	if (p->v->mode != p->last_mode && p->v->mode != PLANE_INITIALISING) {
 		p->last_mode = p->v->mode;

@@ -48,6 +48,7 @@
 #include "mission/mission.h"
 #include "nav/nav.h"
 #include "rc/rc.h"
+#include "vehicle/fence.h"
 #include "vehicle/mission_exec.h"
 #include "vehicle/vehicle.h"
 
@@ -57,6 +58,7 @@ struct plane_params {
 	struct ctl_params ctl;
 	struct servo_params servo;
 	struct mexec_params mexec;
+	struct fence_params fence;          /* FENCE_* and RALLY_* */
 	float fltmode_ch;                   /* 5..8 */
 	float fltmode[6];                   /* FLTMODE1..6 */
 	float thr_failsafe, thr_fs_value;   /* 0/1, us */
@@ -102,6 +104,7 @@ struct plane_input {
 	float mag_body_mgauss[3], mag_ned_mgauss[3], mag_expected_ned_mgauss[3];
 	float batt_voltage_v, batt_used_mah;  /* NAN: unknown */
 	const struct mission *mission;
+	const struct mission *fence, *rally;  /* the fence and rally lists; NULL: none */
 	bool home_set;
 	struct nav_wp home;
 	float home_alt_msl_m;
@@ -123,7 +126,24 @@ struct plane_output {
 	bool reached;
 	uint16_t reached_seq;
 	bool disarmed_after_landing;
+	bool fence_event;                   /* a breach began (fence_code: its types) or ended (0) */
+	uint8_t fence_code;
 };
+
+/* The geofence as plane_step judges it (FENCE_STATUS, SYS_STATUS). */
+struct plane_fence {
+	bool aloft;                         /* above FENCE_SAFE_HEIGHT_M since arming */
+	uint8_t breaches;                   /* FENCE_TYPE bits breached now */
+	uint8_t margins;                    /* ... within FENCE_MARGIN of their boundary */
+	uint8_t breach_type;                /* FENCE_BREACH of the last breach */
+	uint16_t breach_count;
+	uint64_t breach_us;                 /* when the last breach began; 0 never */
+};
+
+/* Height above home the plane must have reached, armed, before the fence is enforced. */
+#define FENCE_SAFE_HEIGHT_M 10.0f
+/* RTL and the fence's GUIDED return fly this far under FENCE_ALT_MAX when the ceiling is on. */
+#define FENCE_RTL_BELOW_CEILING_M 10.0f
 
 struct plane {
 	struct vehicle *v;                  /* modes and arming (shared with the GCS) */
@@ -149,6 +169,8 @@ struct plane {
 	uint64_t rudder_since_us;           /* rudder-arming stick held since; 0: not held */
 	bool has_flown;                     /* crash detection: flying speed seen since arming */
 	uint64_t not_flying_since_us;       /* ... and not flying since; 0: flying */
+	struct plane_fence fence;
+	int rally_index;                    /* the rally point RTL flies to, -1 home */
 	char text[96];                      /* storage for plane_output.text */
 	char prearm_text[48];               /* storage for a formatted pre-arm problem */
 };

@@ -15,6 +15,7 @@
 
 #include "fuzz_mavlink.h"
 #include "mavlink/gcs.h"
+#include "vehicle/fence.h"
 #include "mavlink/mavlink_msgs.h"
 #include "param/param.h"
 
@@ -32,7 +33,7 @@ static void sent(void *ctx, int link, uint32_t msgid, const uint8_t *payload)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct gcs g;
-	static struct mission m;
+	static struct mission m, fence, rally;
 	static struct vehicle v;
 	static struct mavlink_parser p;
 	static struct mavlink_frame f;
@@ -41,6 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vehicle_init(&v);
 	struct gcs_tx tx = { sent, NULL };
 	gcs_init(&g, 1, 1, &tx, &m);
+	mission_clear(&fence);
+	mission_clear(&rally);
+	g.fence = &fence;
+	g.rally = &rally;
 	g.vehicle = &v;
 	uint64_t now = 1000000;
 	size_t i = 0;
@@ -75,6 +80,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		FUZZ_CHECK(m.count <= MISSION_MAX_ITEMS);
 		FUZZ_CHECK(m.count == 0 || m.current < m.count);
+		uint16_t bad;
+		FUZZ_CHECK(fence.count <= FENCE_MAX_ITEMS && rally.count <= RALLY_MAX_ITEMS);
+		FUZZ_CHECK(fence_validate(&fence, &bad) == FENCE_RESULT_OK);
 		FUZZ_CHECK(vehicle_mode_name(v.mode) != NULL);
 		FUZZ_CHECK(!(v.armed && v.mode == PLANE_INITIALISING));
 	}

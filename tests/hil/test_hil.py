@@ -148,8 +148,15 @@ class Gcs(threading.Thread):
 class Flight:
     def __init__(self, fulmard, sim, name, sim_args=(), params=(), realtime=False, gcs=False,
                  timeline_extra=(), duration=900, daemon_args=(), base_params=None,
-                 base_timeline=None, mission=MISSION):
+                 base_timeline=None, mission=MISSION, state_files=None):
         self.dir = tempfile.mkdtemp(prefix='fulmar-hil-%s-' % name)
+        # Files of fulmard's state directory before it starts (the fence and rally lists
+        # it keeps there, as a ground station's upload leaves them).
+        if state_files:
+            os.makedirs(os.path.join(self.dir, 'state'), exist_ok=True)
+            for fname, text in state_files.items():
+                with open(os.path.join(self.dir, 'state', fname), 'w') as f:
+                    f.write(text)
         self.mission = mission
         self.sim_port = free_udp_port()
         self.gcs_port = free_udp_port()
@@ -1030,6 +1037,149 @@ def case_realtime_overload(fulmard, sim, fulmar_log=None):
                   max((int(r['NLon']) for r in inside), default=None)))
 
 
+# The fence and rally cases: lists as the mission protocol stores them (QGC WPL 110 in the
+# state directory, fulmar.fence and fulmar.rally), places in metres north and east of home.
+HOME_LAT, HOME_LON = -35.363261, 149.165230
+EARTH_R = 6378137.0
+
+
+def ll_of(n, e):
+    return (HOME_LAT + math.degrees(n / EARTH_R),
+            HOME_LON + math.degrees(e / (EARTH_R * math.cos(math.radians(HOME_LAT)))))
+
+
+def wpl(items):
+    """items: (command, param1, n, e, alt above home) -> QGC WPL 110 text (frame 3)."""
+    lines = ['QGC WPL 110']
+    for i, (cmd, p1, n, e, alt) in enumerate(items):
+        lat, lon = ll_of(n, e)
+        lines.append('%d\t0\t3\t%d\t%g\t0\t0\t0\t%.8f\t%.8f\t%.3f\t1' % (i, cmd, p1, lat, lon, alt))
+    return '\n'.join(lines) + '\n'
+
+
+def inside(poly, n, e):
+    c = False
+    for i in range(len(poly)):
+        (an, ae), (bn, be) = poly[i], poly[i - 1]
+        if (an > n) != (bn > n) and e < ae + (n - an) * (be - ae) / (bn - an):
+            c = not c
+    return c
+
+
+def fence_status(msgs):
+    """(breach_status, breach_count, breach_type) of each FENCE_STATUS received."""
+    return [(p[6], struct.unpack('<H', p[4:6])[0], p[7]) for mid, p in msgs if mid == 162]
+
+
+def geofence_health(msgs):
+    """(present, enabled, healthy) of SYS_STATUS's geofence bit, per SYS_STATUS."""
+    out = []
+    for mid, p in msgs:
+        if mid == 1:
+            pr, en, he = struct.unpack('<III', p[:12])
+            out.append((bool(pr & 0x100000), bool(en & 0x100000), bool(he & 0x100000)))
+    return out
+
+
+def case_fence_polygon(fulmard, sim, fulmar_log=None):
+    """Issue 17: an inclusion polygon whose north edge (200 m) cuts the circuit's first
+    leg (to 300 m north). The breach is seen, said, logged (ERR 9) and the plane is sent
+    home (FENCE_ACTION 1, RTL): it turns back within 80 m of the edge and is inside the
+    fence again, loitering, 30 s after. A ground station sees FENCE_STATUS count the
+    breach and SYS_STATUS's geofence bit go unhealthy and healthy again."""
+    poly = [(-600, -250), (200, -250), (200, 450), (-600, 450)]
+    fence = wpl([(5001, len(poly), n, e, 0) for n, e in poly])
+    f = Flight(fulmard, sim, 'fence', gcs=True, duration=110,
+               params=('FENCE_ENABLE,1', 'FENCE_TYPE,4', 'FENCE_ACTION,1', 'ALT_HOLD_RTL,5000'),
+               state_files={'fulmar.fence': fence})
+    f.wait_end()
+    truth, events, _ = f.stop()
+    loaded = any('fence of 4 items loaded' in ln for ln in open(f.log))
+    check(loaded, 'the saved fence loaded at start')
+    t = event_time(events, r'^Fence breached: polygon: RTL$')
+    check(t is not None, 'breach said, RTL, at %s s' % t)
+    if t is None:
+        return
+    r = at(truth, t)
+    check(195 <= r['n'] <= 215, 'at the edge (200 m north): %.1f m north' % r['n'])
+    check(event_time(events, '^mode RTL$') is not None, 'mode RTL')
+    far = max(x['n'] for x in truth)
+    check(far < 200 + 80, 'turned back within 80 m of the edge: %.0f m north at most' % far)
+    after = [x for x in truth if x['t'] >= t + 30]
+    out = [x for x in after if not inside(poly, x['n'], x['e'])]
+    check(after and not out, 'inside the fence from 30 s after the breach (%d of %d samples out)'
+          % (len(out), len(after)))
+    cleared = event_time(events, '^Fence breach cleared$')
+    check(cleared is not None and cleared > t, 'the breach cleared when back in (%s s)' % cleared)
+    check(not any(x['crashed'] for x in truth), 'no crash')
+    fs = fence_status(f.gcs.msgs)
+    check(fs and fs[0][1] == 0 and any(b == 1 and c == 1 and ty == 3 for b, c, ty in fs) and
+          fs[-1][:2] == (0, 1),
+          'FENCE_STATUS: no breach, then breached (boundary, count 1), then clear: %s'
+          % sorted(set(fs)))
+    gh = geofence_health(f.gcs.msgs)
+    check(gh and gh[0] == (True, True, True) and (True, True, False) in gh and gh[-1][2],
+          'SYS_STATUS geofence: present, enabled, healthy at connect, unhealthy in the breach')
+    if fulmar_log:
+        bins = sorted(x for x in os.listdir(os.path.join(f.dir, 'logs')) if x.endswith('.BIN'))
+        errs = [e for b in bins for e in log_rows(fulmar_log, os.path.join(f.dir, 'logs', b), 'ERR')]
+        codes = [(int(e['Subsys']), int(e['ECode'])) for e in errs]
+        check((9, 4) in codes and (9, 0) in codes,
+              'the log: ERR subsystem 9 (fence) code 4 (polygon), then 0 (cleared): %s' % codes)
+
+
+def case_fence_altitude(fulmard, sim, fulmar_log=None):
+    """Issue 17: a ceiling (FENCE_ALT_MAX 30 m) under the mission's 40 m: breached in the
+    climb, RTL, home flown 10 m under the ceiling; the plane is back under it within 20 s
+    and stays there."""
+    f = Flight(fulmard, sim, 'fence-alt', duration=100,
+               params=('FENCE_ENABLE,1', 'FENCE_TYPE,1', 'FENCE_ALT_MAX,30', 'FENCE_ACTION,1'))
+    f.wait_end()
+    truth, events, _ = f.stop()
+    t = event_time(events, r'^Fence breached: max alt: RTL$')
+    check(t is not None, 'ceiling breach said, RTL, at %s s' % t)
+    if t is None:
+        return
+    r = at(truth, t)
+    check(29 <= r['h'] <= 33, 'at the ceiling: %.1f m' % r['h'])
+    top = max(x['h'] for x in truth)
+    check(top < 30 + 10, 'at most %.1f m up (ceiling 30 m)' % top)
+    later = [x['h'] for x in truth if x['t'] >= t + 20]
+    check(later and max(later) < 30, 'under the ceiling from 20 s after: %.1f m at most'
+          % max(later or [99]))
+    check(later and abs(fr.rms([h - 20 for h in later[len(later) // 2:]])) < 4,
+          'holding 20 m (10 m under the ceiling)')
+    check(not any(x['crashed'] for x in truth), 'no crash')
+
+
+def case_rally(fulmard, sim, fulmar_log=None):
+    """Issue 17: RTL from the mode switch at 60 s with a rally point nearer than home
+    (RALLY_INCL_HOME 1): the plane loiters at the rally point, at its 60 m, on the
+    WP_LOITER_RAD circle."""
+    rn, re_, ralt = 100, 400, 60
+    rally = wpl([(5100, 0, rn, re_, ralt), (5100, 0, -2000, 2000, 80)])
+    f = Flight(fulmard, sim, 'rally', duration=140, timeline_extra=('60 rc 8=1700',),
+               params=('RALLY_INCL_HOME,1',), state_files={'fulmar.rally': rally})
+    f.wait_end()
+    truth, events, _ = f.stop()
+    t = event_time(events, '^mode RTL$')
+    check(t is not None and 60 <= t < 61, 'RTL from the switch (at %s s)' % t)
+    if t is None:
+        return
+    r = at(truth, t)
+    d_home, d_rally = math.hypot(r['n'], r['e']), math.hypot(r['n'] - rn, r['e'] - re_)
+    check(d_rally < d_home, 'the rally point nearer than home at RTL: %.0f m against %.0f m'
+          % (d_rally, d_home))
+    late = [x for x in truth if x['t'] >= t + 45]
+    radius = [math.hypot(x['n'] - rn, x['e'] - re_) for x in late]
+    check(late and max(radius) < 60 + 25 and min(radius) > 60 - 25,
+          'loitering about the rally point: %.0f..%.0f m from it (WP_LOITER_RAD 60)'
+          % (min(radius or [0]), max(radius or [0])))
+    check(late and all(abs(x['h'] - ralt) < 8 for x in late), 'at its altitude: %.1f..%.1f m'
+          % (min(x['h'] for x in late), max(x['h'] for x in late)))
+    check(not any(x['crashed'] for x in truth), 'no crash')
+
+
 CASES = {'sensors': case_sensors, 'sensor_health': case_sensor_health, 'demo': case_demo,
          'windy': case_windy, 'air_start': case_air_start,
          'gps_loss': case_gps_loss, 'low_battery': case_low_battery, 'rc_loss': case_rc_loss,
@@ -1038,6 +1188,8 @@ CASES = {'sensors': case_sensors, 'sensor_health': case_sensor_health, 'demo': c
          'estimator': case_estimator, 'rc_stall': case_rc_stall,
          'realtime_overload': case_realtime_overload, 'wmm_arming': case_wmm_arming,
          'cub_crosswind': case_cub_crosswind, 'failed_launch': case_failed_launch,
+         'fence_polygon': case_fence_polygon, 'fence_altitude': case_fence_altitude,
+         'rally': case_rally,
          'demo_100hz': lambda d, s, l=None: demo_at_rate(d, s, l, 100, 100),
          'demo_200hz': lambda d, s, l=None: demo_at_rate(d, s, l, 200, 200),
          'demo_250hz': lambda d, s, l=None: demo_at_rate(d, s, l, 250, 250),

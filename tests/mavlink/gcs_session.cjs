@@ -2,7 +2,8 @@
 // A scripted ground station, written with node-mavlink (an independent
 // MAVLink implementation), against a real fulmard over UDP on loopback:
 // heartbeat, full parameter download, a set and read-back, a refused set,
-// a 20-item mission uploaded and downloaded, both surviving a restart, and
+// a 20-item mission, a geofence and rally points uploaded and downloaded,
+// all surviving a restart, and
 // SIGKILL at random moments of a save leaving the old or the new file whole.
 //   node gcs_session.cjs FULMARD SANITIZED(true|false)
 'use strict';
@@ -283,47 +284,105 @@ function missionItem(seq) {
 	return it;
 }
 
-async function uploadMission(g, n) {
+// The geofence (mission_type 1): an inclusion square, an exclusion circle, a return point.
+function fenceItem(seq) {
+	const it = new m.common.MissionItemInt();
+	const corners = [[-1, -1], [1, -1], [1, 1], [-1, 1]];
+	it.targetSystem = 1; it.targetComponent = 1; it.seq = seq; it.frame = 3;
+	it.current = 0; it.autocontinue = 1; it.param2 = 0; it.param3 = 0; it.param4 = 0;
+	it.command = seq < 4 ? 5001 : seq === 4 ? 5004 : 5000;
+	it.param1 = seq < 4 ? 4 : seq === 4 ? 75 : 0;
+	it.x = seq < 4 ? 522000000 + corners[seq][0] * 40000 : 522000000 + seq * 1000;
+	it.y = seq < 4 ? 131000000 + corners[seq][1] * 60000 : 131000000 - seq * 1000;
+	it.z = seq === 5 ? 80 : 0;
+	it.missionType = 1;
+	return it;
+}
+
+// Rally points (mission_type 2).
+function rallyItem(seq) {
+	const it = new m.common.MissionItemInt();
+	it.targetSystem = 1; it.targetComponent = 1; it.seq = seq; it.frame = 3;
+	it.current = 0; it.autocontinue = 1; it.param1 = 0; it.param2 = 0; it.param3 = 0; it.param4 = 0;
+	it.command = 5100; it.x = 522010000 + seq * 3000; it.y = 131020000 - seq * 2000; it.z = 70 + seq;
+	it.missionType = 2;
+	return it;
+}
+
+const makers = [missionItem, fenceItem, rallyItem];
+
+async function uploadMission(g, n, type = 0) {
 	const count = new m.common.MissionCount();
-	count.targetSystem = 1; count.targetComponent = 1; count.count = n; count.missionType = 0;
+	count.targetSystem = 1; count.targetComponent = 1; count.count = n; count.missionType = type;
 	await g.send(count);
 	for (let done = 0; ;) {
 		const p = await g.waitFor(x => x.id === 51 || x.id === 47, 3000);
 		if (!p) return 'timeout';
 		if (p.id === 47) return p.data.type === 0 && done === n ? 'accepted' : 'ack ' + p.data.type;
-		await g.send(missionItem(p.data.seq));
+		if (p.data.missionType !== type) return 'asked for mission_type ' + p.data.missionType;
+		await g.send(makers[type](p.data.seq));
 		done = Math.max(done, p.data.seq + 1);
 	}
 }
 
-async function downloadMission(g) {
+async function downloadMission(g, type = 0) {
 	const req = new m.common.MissionRequestList();
-	req.targetSystem = 1; req.targetComponent = 1; req.missionType = 0;
+	req.targetSystem = 1; req.targetComponent = 1; req.missionType = type;
 	await g.send(req);
 	const c = await g.waitFor(x => x.id === 44, 3000);
 	if (!c) return null;
 	const items = [];
 	for (let s = 0; s < c.data.count; s++) {
 		const r = new m.common.MissionRequestInt();
-		r.targetSystem = 1; r.targetComponent = 1; r.seq = s; r.missionType = 0;
+		r.targetSystem = 1; r.targetComponent = 1; r.seq = s; r.missionType = type;
 		await g.send(r);
 		const it = await g.waitFor(x => x.id === 73 && x.data.seq === s, 3000);
 		if (!it) return null;
 		items.push(it.data);
 	}
 	const ack = new m.common.MissionAck();
-	ack.targetSystem = 1; ack.targetComponent = 1; ack.type = 0; ack.missionType = 0;
+	ack.targetSystem = 1; ack.targetComponent = 1; ack.type = 0; ack.missionType = type;
 	await g.send(ack);
 	return items;
 }
 
-function sameMission(items, n) {
+function sameMission(items, n, type = 0) {
 	if (!items || items.length !== n) return false;
 	return items.every((it, s) => {
-		const w = missionItem(s);
+		const w = makers[type](s);
 		return it.x === w.x && it.y === w.y && it.z === w.z && it.command === w.command &&
-			it.frame === w.frame && it.param1 === w.param1 && it.autocontinue === 1;
+			it.frame === w.frame && it.param1 === w.param1 && it.autocontinue === 1 &&
+			it.missionType === type;
 	});
+}
+
+// The geofence and rally points, as MAVProxy's fence and rally modules and
+// QGroundControl's plan send them: uploaded and read back equal, a bad
+// polygon refused with MAV_MISSION_INVALID_PARAM1, and all kept across a restart.
+async function fenceRallySession(port, upload) {
+	const g = new Gcs(port);
+	await g.open();
+	await g.send(heartbeat());
+	if (upload) {
+		check(await uploadMission(g, 6, 1) === 'accepted', 'a fence of 6 items is uploaded');
+		check(await uploadMission(g, 3, 2) === 'accepted', '3 rally points are uploaded');
+		// A polygon of 2 vertices: refused at its first item, the fence in force kept.
+		const count = new m.common.MissionCount();
+		count.targetSystem = 1; count.targetComponent = 1; count.count = 2; count.missionType = 1;
+		await g.send(count);
+		const rq = await g.waitFor(x => x.id === 51, 3000);
+		const bad = fenceItem(0);
+		bad.param1 = 2;
+		if (rq) await g.send(bad);
+		const ack = await g.waitFor(x => x.id === 47, 3000);
+		check(ack && ack.data.type === 6 && ack.data.missionType === 1,
+			`a 2-vertex polygon is refused: MAV_MISSION_INVALID_PARAM1 (${ack && ack.data.type})`);
+	}
+	const what = upload ? 'read back, it is what we sent' : 'after a restart, still there';
+	check(sameMission(await downloadMission(g, 1), 6, 1), 'the fence ' + what);
+	check(sameMission(await downloadMission(g, 2), 3, 2), 'the rally points ' + what);
+	check(sameMission(await downloadMission(g, 0), 20, 0), 'and the flight plan is its own');
+	g.close();
 }
 
 async function missionSession(port, upload) {
@@ -507,6 +566,7 @@ async function streamSession(port) {
 	check(daemon !== null && log.includes('running: six threads'), 'fulmard starts with a UDP link');
 	await session1(port);
 	await missionSession(port, true);
+	await fenceRallySession(port, true);
 	await signingOn(port);
 	await sleep(200);  // the io thread saves within a loop or two
 	const r = await stop();
@@ -516,6 +576,7 @@ async function streamSession(port) {
 	await session2(port);
 	await streamSession(port);
 	await missionSession(port, false);
+	await fenceRallySession(port, false);
 	await killDuringSaves(port);
 	await rebootSession(port);
 	console.log(`${passed} passed, ${failed} failed`);

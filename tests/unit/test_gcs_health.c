@@ -179,6 +179,24 @@ static void test_health_takes_in_the_boards_own_account(void **state)
 	assert_int_equal(bits(&in).health & GCS_SENSOR_BARO, GCS_SENSOR_BARO);
 }
 
+static void test_health_geofence_as_arduplane(void **state)
+{
+	struct gcs_health_in in = all_well();
+	in.fence_present = true;            /* a fence stored, FENCE_ENABLE 0 */
+	struct gcs_health o = bits(&in);
+	assert_int_equal(o.present & GCS_SENSOR_GEOFENCE, GCS_SENSOR_GEOFENCE);
+	assert_int_equal(o.enabled & GCS_SENSOR_GEOFENCE, 0);
+	assert_int_equal(o.health & GCS_SENSOR_GEOFENCE, GCS_SENSOR_GEOFENCE);
+	in.fence_enabled = true;
+	o = bits(&in);
+	assert_int_equal(o.enabled & GCS_SENSOR_GEOFENCE, GCS_SENSOR_GEOFENCE);
+	assert_int_equal(o.health & GCS_SENSOR_GEOFENCE, GCS_SENSOR_GEOFENCE);
+	in.fence_breached = true;
+	o = bits(&in);
+	assert_int_equal(o.present & GCS_SENSOR_GEOFENCE, GCS_SENSOR_GEOFENCE);
+	assert_int_equal(o.health & GCS_SENSOR_GEOFENCE, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_health_subsystems),
 		cmocka_unit_test(test_health_controllers_enabled_as_the_mode_flies),
 		cmocka_unit_test(test_health_takes_in_the_boards_own_account),
+		cmocka_unit_test(test_health_geofence_as_arduplane),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

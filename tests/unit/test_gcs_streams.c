@@ -524,6 +524,36 @@ static void test_a_slow_link_paces_a_parameter_list(void **state)
 	assert_true(n >= 44 && n <= 50);
 }
 
+static void test_fence_status_streams_while_the_fence_is_enabled(void **state)
+{
+	run(1000000, 5);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_FENCE_STATUS), 0);
+	g.in.fence.enabled = true;
+	g.in.fence.breaches = 4;
+	g.in.fence.breach_count = 2;
+	g.in.fence.breach_type = 3;
+	g.in.fence.breach_time_ms = 123456;
+	run(7000000, 5);
+	/* EXT_STAT, like SYS_STATUS: 1 Hz by SR0_EXT_STAT. */
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_FENCE_STATUS), 5);
+	struct mavlink_fence_status fs;
+	mavlink_fence_status_unpack(harness_last(MAVLINK_MSG_ID_FENCE_STATUS)->payload,
+				    MAVLINK_MSG_FENCE_STATUS_MAX_LEN, &fs);
+	assert_int_equal(fs.breach_status, 1);
+	assert_int_equal(fs.breach_count, 2);
+	assert_int_equal(fs.breach_type, 3);
+	assert_int_equal(fs.breach_time, 123456);
+	/* Fence and rally lists kept: the capabilities say so. */
+	static struct mission fence, rally;
+	g.fence = &fence;
+	g.rally = &rally;
+	assert_int_equal(command(512, MAVLINK_MSG_ID_AUTOPILOT_VERSION, 0), 0);
+	struct mavlink_autopilot_version av;
+	mavlink_autopilot_version_unpack(harness_last(MAVLINK_MSG_ID_AUTOPILOT_VERSION)->payload, 78, &av);
+	assert_true(av.capabilities & 16384);  /* MISSION_FENCE */
+	assert_true(av.capabilities & 32768);  /* MISSION_RALLY */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -541,6 +571,7 @@ int main(void)
 		cmocka_unit_test_setup(test_request_message_answers_every_stream, setup),
 		cmocka_unit_test_setup(test_a_slow_link_sheds_streams_by_priority, setup),
 		cmocka_unit_test_setup(test_a_slow_link_paces_a_parameter_list, setup),
+		cmocka_unit_test_setup(test_fence_status_streams_while_the_fence_is_enabled, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
