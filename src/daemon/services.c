@@ -15,6 +15,7 @@
 #include "daemon/board_io.h"
 #include "daemon/flight.h"
 #include "daemon/flightlog.h"
+#include "daemon/ftp_service.h"
 #include "daemon/links.h"
 #include "fulmar/storage.h"
 #include "mavlink/gcs.h"
@@ -269,6 +270,7 @@ int services_links(const struct config *cfg, char *err, size_t err_len)
 			return rc;
 		}
 	}
+	ftp_service_open(cfg, sysid, MAV_COMP_ID_AUTOPILOT1);
 	struct gcs_tx tx = { links_send, &sv.links };
 	gcs_init(&sv.gcs, sysid, MAV_COMP_ID_AUTOPILOT1, &tx, &sv.mission);
 	vehicle_init(&sv.vehicle);
@@ -401,12 +403,15 @@ static void gcs_task(void *ctx, uint64_t now_us)
 	static struct links_rx rx;  /* main thread only */
 	/* Bounded, so a flood of frames cannot take the loop's time. */
 	for (int i = 0; i < LINKS_RX_FRAMES && links_receive(&sv.links, &rx); i++)
-		if (!flightlog_request(rx.link, rx.frame.msgid, mavlink_payload(&rx.frame), rx.frame.len))
+		if (!flightlog_request(rx.link, rx.frame.msgid, mavlink_payload(&rx.frame), rx.frame.len) &&
+		    !ftp_service_request(rx.link, &rx.frame))
 			gcs_handle(&sv.gcs, rx.link, &rx.frame, now_us);
 	/* Log download's replies, read from the files by the io thread. */
 	static struct flightlog_msg reply;
 	for (unsigned int i = 0; i < 20 && flightlog_reply(&reply); i++)
 		links_send(&sv.links, reply.link, reply.msgid, reply.payload);
+	/* MAVFTP's, read or written by the io thread, as far as each link has room. */
+	ftp_service_send(&sv.links);
 	gcs_tick(&sv.gcs, now_us);
 	if (sv.gcs.exit_request != GCS_EXIT_NONE)
 		atomic_store(&sv.exit_request, sv.gcs.exit_request);
@@ -517,7 +522,7 @@ int services_add_tasks(struct sched *s, const struct sensor_hub *hub, const stru
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return ftp_service_add_task(s);
 }
 
 void services_close(void)
@@ -532,5 +537,6 @@ void services_close(void)
 		if (rc)
 			log_err("saving the mission to %s: %s", sv.mission_path, strerror(-rc));
 	}
+	ftp_service_close();
 	links_close(&sv.links);
 }
