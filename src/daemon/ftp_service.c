@@ -15,6 +15,7 @@
 
 #define REQ_SLOTS 16u          /* main -> io */
 #define REPLY_SLOTS 128u       /* io -> main: a burst's worth of 20 ms at ~1.5 MB/s */
+#define SEND_PER_WAKE 8u       /* main: replies per loop, 3200/s at 400 Hz */
 #define FTP_MSG_LEN MAVLINK_MSG_FILE_TRANSFER_PROTOCOL_MAX_LEN
 
 struct ftp_req {
@@ -33,7 +34,9 @@ static const char *const sys_names[] = { "threads.txt", NULL };
 static struct ftp_service {
 	bool open;
 	struct ftp ftp;                 /* io thread */
-	const struct sched *sched;
+	struct sched *sched;
+	struct sched_work send_work;    /* main: shed first, like the other GCS work */
+	struct links *links;
 	char root[PATH_MAX + 8];
 	char log_dir[PATH_MAX];
 	struct ring req, reply;
@@ -97,11 +100,10 @@ bool ftp_service_request(int link, const struct mavlink_frame *f)
 	return true;
 }
 
-void ftp_service_send(struct links *ls)
+/* Main thread: up to SEND_PER_WAKE replies, as far as the links have room. */
+static void send_replies(struct links *ls)
 {
-	if (!fs.open)
-		return;
-	for (;;) {
+	for (unsigned int i = 0; i < SEND_PER_WAKE; i++) {
 		if (!fs.holding && ring_read(&fs.reply, &fs.held, 1) != 1)
 			return;
 		fs.holding = true;
@@ -111,6 +113,23 @@ void ftp_service_send(struct links *ls)
 		links_send(ls, fs.held.link, MAVLINK_MSG_ID_FILE_TRANSFER_PROTOCOL, fs.held.payload);
 		fs.holding = false;
 	}
+}
+
+/*
+ * main thread, every wake: the replies go out at the loop's rate rather than
+ * the GCS services' 50 Hz, a few at a time, so a burst keeps the link's ring
+ * fed between two uart polls without a long run of the loop.
+ */
+static void send_task(void *ctx, uint64_t now_us)
+{
+	(void)ctx;
+	(void)now_us;
+	if (!fs.open || (!fs.holding && ring_used(&fs.reply) == 0))
+		return;
+	if (!sched_work_begin(fs.sched, &fs.send_work))
+		return;
+	send_replies(fs.links);
+	sched_work_end(fs.sched, &fs.send_work);
 }
 
 /* io thread task: runs the requests and the burst. */
@@ -129,11 +148,21 @@ static void ftp_service_task(void *ctx, uint64_t now_us)
 		ftp_tick(&fs.ftp, (unsigned int)room);
 }
 
-int ftp_service_add_task(struct sched *s)
+int ftp_service_add_tasks(struct sched *s, struct links *ls)
 {
 	fs.sched = s;
-	const struct sched_task t = { "mavftp", SCHED_IO, 0, ftp_service_task, NULL };
-	return sched_add_task(s, &t);
+	fs.links = ls;
+	fs.send_work = (struct sched_work){ .name = "MAVFTP replies", .thread = SCHED_MAIN,
+					    .shed = SCHED_SHED_FIRST, .budget_us = 100,
+					    .max_defer_us = 1000000 };
+	int rc = sched_add_work(s, &fs.send_work);
+	const struct sched_task t[] = {
+		{ "mavftp", SCHED_IO, 0, ftp_service_task, NULL },
+		{ "mavftp-send", SCHED_MAIN, 0, send_task, NULL },
+	};
+	for (size_t i = 0; i < 2 && !rc; i++)
+		rc = sched_add_task(s, &t[i]);
+	return rc;
 }
 
 void ftp_service_close(void)

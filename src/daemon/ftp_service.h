@@ -24,12 +24,13 @@
  * missing; without it, writes are refused) and the logs as /APM/LOGS.
  */
 void ftp_service_open(const struct config *cfg, uint8_t sysid, uint8_t compid);
-/* Leader, before the threads: the io task, and s's report as @SYS/threads.txt. */
-int ftp_service_add_task(struct sched *s);
+/*
+ * Leader, before the threads: the server's io task, the main task that sends
+ * its replies on ls, and s's report as @SYS/threads.txt. Returns 0 or -errno.
+ */
+int ftp_service_add_tasks(struct sched *s, struct links *ls);
 /* Main thread: whether f is a FILE_TRANSFER_PROTOCOL (then it is queued for io). */
 bool ftp_service_request(int link, const struct mavlink_frame *f);
-/* Main thread: the replies the io thread left, as far as the links have room. */
-void ftp_service_send(struct links *ls);
 /* Leader, after the threads. */
 void ftp_service_close(void);
 

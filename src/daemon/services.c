@@ -410,8 +410,6 @@ static void gcs_task(void *ctx, uint64_t now_us)
 	static struct flightlog_msg reply;
 	for (unsigned int i = 0; i < 20 && flightlog_reply(&reply); i++)
 		links_send(&sv.links, reply.link, reply.msgid, reply.payload);
-	/* MAVFTP's, read or written by the io thread, as far as each link has room. */
-	ftp_service_send(&sv.links);
 	gcs_tick(&sv.gcs, now_us);
 	if (sv.gcs.exit_request != GCS_EXIT_NONE)
 		atomic_store(&sv.exit_request, sv.gcs.exit_request);
@@ -522,7 +520,7 @@ int services_add_tasks(struct sched *s, const struct sensor_hub *hub, const stru
 		if (rc)
 			return rc;
 	}
-	return ftp_service_add_task(s);
+	return ftp_service_add_tasks(s, &sv.links);
 }
 
 void services_close(void)

@@ -30,7 +30,7 @@
 #define FTP_SESSIONS 4u
 #define FTP_LINKS 8u              /* GCS_MAX_LINKS */
 #define FTP_VFILE_MAX 32768u      /* a virtual file's snapshot */
-#define FTP_BURST_PACKETS 256u    /* one burst request: at most this many replies */
+#define FTP_BURST_PACKETS 1024u   /* one burst request: at most this many replies (245 kB) */
 #define FTP_WRITE_MAX (64u << 20) /* a file written in the writable area ends below this */
 #define FTP_CRC_STEP (64u * 1024u)  /* bytes of a CRC32 per ftp_tick: the io thread never stalls */
 #define FTP_PATH_MAX 240u
