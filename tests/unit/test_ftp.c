@@ -300,7 +300,8 @@ static void test_ftp_nak_codes(void **state)
 	struct fixture *x = *state;
 	struct ftp_msg r = request(x, 42, 0, 0, NULL);
 	assert_nak(&r, FTP_ERR_UNKNOWN_COMMAND);
-	r = request_on(x, 0, FTP_OP_OPEN_FILE_RO, 0, 0, "x", 240);
+	static const char big[240] = "x";
+	r = request_on(x, 0, FTP_OP_OPEN_FILE_RO, 0, 0, big, sizeof(big));
 	assert_nak(&r, FTP_ERR_INVALID_DATA_SIZE);
 	r = request(x, FTP_OP_OPEN_FILE_RO, 0, 0, "/APM/LOGS/nothing.BIN");
 	assert_nak(&r, FTP_ERR_FILE_NOT_FOUND);
