@@ -366,6 +366,13 @@ void links_send(void *ctx, int link, uint32_t msgid, const uint8_t *payload)
 	}
 }
 
+size_t links_tx_room(const struct links *ls, int link)
+{
+	if (link < 0 || (unsigned int)link >= ls->n)
+		return 0;
+	return ring_free(&ls->link[link].tx);
+}
+
 void links_set_key(struct links *ls, const uint8_t key[MAVLINK_KEY_LEN], uint64_t ts)
 {
 	struct links_key k = { .timestamp = ts };

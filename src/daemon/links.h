@@ -124,6 +124,8 @@ void links_poll(void *ctx, uint64_t now_us);
 
 /* main thread: frames a packed message for one link or all (GCS_LINK_ALL, -1). */
 void links_send(void *ctx, int link, uint32_t msgid, const uint8_t *payload);
+/* main thread: bytes free in a link's ring to the uart thread (0: no such link). */
+size_t links_tx_room(const struct links *ls, int link);
 /*
  * Main thread (or start-up): signing with key from now on (all zero: off).
  * ts: the signing clock now (mavlink_signing_timestamp of the wall clock).

@@ -15,6 +15,7 @@
 #include "daemon/board_io.h"
 #include "daemon/flight.h"
 #include "daemon/flightlog.h"
+#include "daemon/ftp_service.h"
 #include "daemon/links.h"
 #include "fulmar/storage.h"
 #include "mavlink/gcs.h"
@@ -347,6 +348,7 @@ int services_links(const struct config *cfg, char *err, size_t err_len)
 			return rc;
 		}
 	}
+	ftp_service_open(cfg, sysid, MAV_COMP_ID_AUTOPILOT1);
 	struct gcs_tx tx = { links_send, &sv.links };
 	gcs_init(&sv.gcs, sysid, MAV_COMP_ID_AUTOPILOT1, &tx, &sv.mission);
 	sv.gcs.fence = &sv.lists[LIST_FENCE].live;
@@ -494,7 +496,8 @@ static void gcs_task(void *ctx, uint64_t now_us)
 	static struct links_rx rx;  /* main thread only */
 	/* Bounded, so a flood of frames cannot take the loop's time. */
 	for (int i = 0; i < LINKS_RX_FRAMES && links_receive(&sv.links, &rx); i++)
-		if (!flightlog_request(rx.link, rx.frame.msgid, mavlink_payload(&rx.frame), rx.frame.len))
+		if (!flightlog_request(rx.link, rx.frame.msgid, mavlink_payload(&rx.frame), rx.frame.len) &&
+		    !ftp_service_request(rx.link, &rx.frame))
 			gcs_handle(&sv.gcs, rx.link, &rx.frame, now_us);
 	/* Log download's replies, read from the files by the io thread. */
 	static struct flightlog_msg reply;
@@ -672,7 +675,7 @@ int services_add_tasks(struct sched *s, const struct sensor_hub *hub, const stru
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return ftp_service_add_tasks(s, &sv.links);
 }
 
 void services_close(void)
@@ -695,5 +698,6 @@ void services_close(void)
 				log_err("saving the %s to %s: %s", l->what, l->path, strerror(-rc));
 		}
 	}
+	ftp_service_close();
 	links_close(&sv.links);
 }

@@ -4,16 +4,25 @@
  * time step) become well-formed frames (so the fuzzer need not find CRCs) of
  * every message fulmar knows, from the GCS or from strangers, handled by the
  * ground-station services with their parameters, mission and vehicle.
+ * FILE_TRANSFER_PROTOCOL goes to the MAVFTP server (as the daemon hands it
+ * to the io thread) over a scratch sandbox made once per process.
  * Checked: every parameter stays in its range, the mission within its room
  * and its current item inside it, the vehicle in a real mode and never armed
- * while initialising, and every message sent encodes.
+ * while initialising, every message sent encodes, and MAVFTP answers each
+ * request at most once and paces its bursts.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fuzz_mavlink.h"
+#include "mavlink/ftp.h"
 #include "mavlink/gcs.h"
 #include "vehicle/fence.h"
 #include "mavlink/mavlink_msgs.h"
@@ -28,6 +37,59 @@ static void sent(void *ctx, int link, uint32_t msgid, const uint8_t *payload)
 	FUZZ_CHECK(link == GCS_LINK_ALL || (link >= 0 && link < GCS_MAX_LINKS));
 	FUZZ_CHECK(mavlink_encode(&h, payload, buf) > 0);
 	(void)ctx;
+}
+
+static unsigned int ftp_sent;
+
+static void ftp_out(void *ctx, int link, uint32_t msgid, const uint8_t *payload)
+{
+	ftp_sent++;
+	sent(ctx, link, msgid, payload);
+}
+
+static char ftp_dir[] = "/tmp/fulmar-fuzz-ftp-XXXXXX";
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void ftp_cleanup(void)
+{
+	nftw(ftp_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A sandbox with a log and a writable area, made once (removed at exit). */
+static struct ftp *ftp_server(void)
+{
+	static struct ftp f;
+	static char root[64], logs[64];
+	static bool made;
+	const char *dir = ftp_dir;
+	if (!made) {
+		FUZZ_CHECK(mkdtemp(ftp_dir) != NULL);
+		atexit(ftp_cleanup);
+		snprintf(root, sizeof(root), "%s/ftp", dir);
+		snprintf(logs, sizeof(logs), "%s/logs", dir);
+		FUZZ_CHECK(mkdir(root, 0755) == 0 && mkdir(logs, 0755) == 0);
+		char path[96];
+		snprintf(path, sizeof(path), "%s/1.BIN", logs);
+		FILE *fp = fopen(path, "wb");
+		FUZZ_CHECK(fp != NULL);
+		for (int i = 0; i < 3000; i++)
+			fputc(i & 0xff, fp);
+		fclose(fp);
+		made = true;
+	} else {
+		ftp_fini(&f);
+	}
+	struct ftp_config cfg = { .root = root, .log_dir = logs, .sysid = 1, .compid = 1 };
+	struct ftp_tx tx = { ftp_out, NULL };
+	ftp_init(&f, &cfg, &tx);
+	return &f;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -47,6 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g.fence = &fence;
 	g.rally = &rally;
 	g.vehicle = &v;
+	struct ftp *ftp = ftp_server();
 	uint64_t now = 1000000;
 	size_t i = 0;
 	while (i + 3 <= size) {
@@ -70,7 +133,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(got);
 		vehicle_update(&v, (flags >> 4) & 7, m.count);
 		g.in.state.valid = (flags >> 4) & 7;
-		gcs_handle(&g, flags & 3, &f, now);
+		if (f.msgid == MAVLINK_MSG_ID_FILE_TRANSFER_PROTOCOL) {
+			ftp_sent = 0;
+			ftp_handle(ftp, flags & 3, f.sysid, f.compid, mavlink_payload(&f), f.len);
+			FUZZ_CHECK(ftp_sent <= 1);
+			ftp_sent = 0;
+			FUZZ_CHECK(ftp_tick(ftp, 4) <= 4 && ftp_sent <= 4);
+		} else {
+			gcs_handle(&g, flags & 3, &f, now);
+		}
 		now += (uint64_t)(flags & 0x80 ? 1700000 : 20000);
 		gcs_tick(&g, now);
 
