@@ -18,6 +18,11 @@
 #include "param/param.h"
 #include "util/log.h"
 
+struct orgn_said {
+	bool said;
+	int32_t lat, lng, alt_cm;
+};
+
 static struct flight {
 	struct sensor_hub *hub;
 	struct rcout *out;
@@ -55,7 +60,11 @@ static struct flight {
 	uint64_t say_us;                /* the same on their source's clock: the time said in the log's lines */
 	uint32_t param_gen;             /* the parameters' generation last loaded */
 	uint64_t log_next25_us, log_next10_us;  /* the log's next 25 Hz and 10 Hz ticks */
+	uint64_t log_next1_us;          /* and 1 Hz (POWR) */
 	uint32_t log_gps_gen, log_baro_gen;
+	uint32_t log_mag_gen, log_as_gen;  /* MAG's and ARSP's health: a sample since the last record */
+	struct orgn_said log_orgn[2];   /* ORGN types 0 and 1 as logged */
+	bool log_orgn_armed;            /* the arming the origins were last logged at */
 	struct sched *sched;            /* loop timing (PM) and shedding; may be NULL */
 	struct sched_work nav_work;     /* navigation: shed last */
 	struct sched_work log_work;     /* the log's periodic records: shed first */
@@ -346,6 +355,135 @@ static uint16_t cdeg360(float rad)
 /* ArduPilot's ERR subsystem for the fence (code: the types breached, 0 cleared). */
 #define LOG_ERR_FAILSAFE_FENCE 9
 
+/* Equivalent airspeed from a pitot's differential pressure (sea-level density),
+ * as the estimator reads it (estim_push_airspeed) before its EAS to TAS. */
+static float pitot_eas(float diff_pa)
+{
+	return diff_pa > 0.0f ? sqrtf(2.0f * diff_pa / 1.225f) : 0.0f;
+}
+
+static int16_t sat16f(float v)
+{
+	return (int16_t)(!(v == v) ? 0 : v > 32767.0f ? 32767 : v < -32768.0f ? -32768 : lroundf(v));
+}
+
+/*
+ * ORGN when an origin is set or moves: type 0 the estimator's origin, 1 home
+ * (mission item 0); both again at each arming, which opens a new file
+ * (LOG_FILE_DSRMROT), so every file says where its positions are from.
+ */
+static void log_origins(struct log_producer *lp, uint64_t now_us)
+{
+	bool again = fl.vehicle->armed && !fl.log_orgn_armed;
+	fl.log_orgn_armed = fl.vehicle->armed;
+	for (int type = 0; type < 2; type++) {
+		struct df_orgn o = { .t_us = now_us, .type = (uint8_t)type };
+		if (type == 0) {
+			if (!fl.est.origin_set)
+				continue;
+			o.lat_1e7 = (int32_t)lround(fl.est.origin_lat_deg * 1e7);
+			o.lng_1e7 = (int32_t)lround(fl.est.origin_lon_deg * 1e7);
+			o.alt_cm = (int32_t)lround(fl.est.origin_alt_m * 100.0);
+		} else {
+			if (!fl.home_set)
+				continue;
+			o.lat_1e7 = fl.mission->items[0].x;
+			o.lng_1e7 = fl.mission->items[0].y;
+			o.alt_cm = (int32_t)lroundf(fl.mission->items[0].z * 100.0f);
+		}
+		struct orgn_said *l = &fl.log_orgn[type];
+		if (!again && l->said && l->lat == o.lat_1e7 && l->lng == o.lng_1e7 && l->alt_cm == o.alt_cm)
+			continue;
+		if (log_write_orgn(lp, &o) == 0) {
+			l->said = true;
+			l->lat = o.lat_1e7;
+			l->lng = o.lng_1e7;
+			l->alt_cm = o.alt_cm;
+		}
+	}
+}
+
+/* ArduPlane's TECS flags (f). */
+#define TECS_F_UNDERSPEED 1u
+#define TECS_F_AUTO_LANDING 4u
+
+/* The 10 Hz records of the estimator's second part, the sensors it fuses,
+ * TECS and vibration. */
+static void write_log_10hz(struct log_producer *lp, uint64_t now_us, const struct estim_status *st)
+{
+	const struct estim_innov *iv = st->innov;
+	struct df_xkf2 x2 = {
+		.t_us = now_us,
+		.ax_cm_s2 = sat16f(st->accel_bias_m_s2[0] * 100.0f),
+		.ay_cm_s2 = sat16f(st->accel_bias_m_s2[1] * 100.0f),
+		.az_cm_s2 = sat16f(st->accel_bias_m_s2[2] * 100.0f),
+		.vwn_cm_s = sat16f(st->wind_ne_m_s[0] * 100.0f),
+		.vwe_cm_s = sat16f(st->wind_ne_m_s[1] * 100.0f),
+		.mn_mga = sat16f(st->mag_earth_gauss[0] * 1000.0f),
+		.me_mga = sat16f(st->mag_earth_gauss[1] * 1000.0f),
+		.md_mga = sat16f(st->mag_earth_gauss[2] * 1000.0f),
+		.mx_mga = sat16f(st->mag_body_gauss[0] * 1000.0f),
+		.my_mga = sat16f(st->mag_body_gauss[1] * 1000.0f),
+		.mz_mga = sat16f(st->mag_body_gauss[2] * 1000.0f),
+		/* no drag fusion: 0, as ArduPilot's EKF3 logs them without it */
+		.is_rad = iv[ESTIM_BETA].innov[0],
+	};
+	log_write_xkf2(lp, &x2);
+	struct airspeed_sample as;
+	if (sensors_latest(fl.hub, SENSOR_AIRSPEED, &as)) {
+		bool fresh = fl.gen[SENSOR_AIRSPEED] != fl.log_as_gen;
+		fl.log_as_gen = fl.gen[SENSOR_AIRSPEED];
+		struct df_arsp a = { .t_us = as.t_us, .airspeed_m_s = pitot_eas(as.diff_pressure_pa),
+				     .diff_press_pa = as.diff_pressure_pa,
+				     .temp_cdegc = sat16f(as.temp_c * 100.0f),
+				     .raw_press_pa = as.diff_pressure_pa,
+				     .use = fl.est_cfg.use_airspeed, .healthy = fresh,
+				     .health_prob = fresh ? 1.0f : 0.0f,
+				     .test_ratio = iv[ESTIM_TAS].test_ratio };
+		log_write_arsp(lp, &a);
+	}
+	if (fl.mag_seen) {
+		bool fresh = fl.gen[SENSOR_MAG] != fl.log_mag_gen;
+		fl.log_mag_gen = fl.gen[SENSOR_MAG];
+		struct df_mag m = { .t_us = fl.mag.t_us, .mag_x_mga = sat16f(fl.mag.field_ut[0] * 10.0f),
+				    .mag_y_mga = sat16f(fl.mag.field_ut[1] * 10.0f),
+				    .mag_z_mga = sat16f(fl.mag.field_ut[2] * 10.0f),
+				    .healthy = fresh, .sample_us = (uint32_t)fl.mag.t_us };
+		log_write_mag(lp, &m);
+	}
+	if (fl.po.nav_active) {
+		const struct tecs *t = &fl.plane.nav.tecs;
+		struct df_tecs tc = { .t_us = now_us, .h_m = fl.vs.alt_rel_m, .dh_m_s = -fl.vs.vel_ned_m_s[2],
+				      .h_dem_m = t->hgt_dem_adj, .dh_dem_m_s = t->hgt_rate_dem,
+				      .spd_dem_m_s = t->tas_dem_adj, .spd_m_s = t->tas_state,
+				      .dspd_m_s2 = t->vel_dot, .integ_thr = t->integ_thr,
+				      .integ_pitch = t->integ_seb, .thr = t->throttle_dem,
+				      .pitch_dem_rad = t->pitch_dem_rad, .dspd_dem_m_s2 = t->tas_rate_dem,
+				      .spd_weight = t->last_stage == TECS_STAGE_TAKEOFF ? 2.0f :
+						    fl.pp.nav.tecs.tecs_spdweight,
+				      .flags = (uint8_t)((t->underspeed ? TECS_F_UNDERSPEED : 0u) |
+							 (t->last_stage == TECS_STAGE_LAND_APPROACH ||
+							  t->last_stage == TECS_STAGE_LAND_FLARE ?
+							  TECS_F_AUTO_LANDING : 0u)) };
+		log_write_tecs(lp, &tc);
+	}
+	struct df_vibe v = { .t_us = now_us, .clip = fl.vibe.clipped };
+	float lv[3];
+	if (vibe_get(&fl.vibe, lv)) {
+		v.vibe_x_m_s2 = lv[0];
+		v.vibe_y_m_s2 = lv[1];
+		v.vibe_z_m_s2 = lv[2];
+		log_write_vibe(lp, &v);
+	}
+	if (now_us >= fl.log_next1_us) {
+		fl.log_next1_us = now_us - now_us % 1000000u + 1000000u;
+		/* No fulmar board wires its 5 V or servo rail to an ADC: not measured,
+		 * NaN (not a 0 V that reads as a brown-out); no flags, no safety switch. */
+		struct df_powr pw = { .t_us = now_us, .vcc_v = NAN, .vservo_v = NAN };
+		log_write_powr(lp, &pw);
+	}
+}
+
 /* The main loop's records, at ArduPlane's usual rates (25 Hz attitude and tuning, 10 Hz position). */
 static void write_log(uint64_t now_us)
 {
@@ -393,6 +531,23 @@ static void write_log(uint64_t now_us)
 				     .acc_z_m_s2 = fl.imu.accel_m_s2[2], .temp_degc = fl.imu.temp_c,
 				     .gyro_healthy = 1, .accel_healthy = 1 };
 		log_write_imu(lp, &im);
+		struct estim_status st;
+		estim_get_status(&fl.est, &st);
+		float ned[3] = { NAN, NAN, NAN };
+		if (vs->valid & VEHICLE_POSITION_VALID)
+			estim_wgs84_to_ned(&fl.est, vs->lat_deg, vs->lon_deg, vs->alt_msl_m, ned);
+		const float cds = 5729.578f;    /* rad/s to cdeg/s */
+		struct df_xkf1 x1 = { .t_us = now_us, .roll_cdeg = a.roll_cdeg, .pitch_cdeg = a.pitch_cdeg,
+				      .yaw_cdeg = a.yaw_cdeg, .vel_n_m_s = vs->vel_ned_m_s[0],
+				      .vel_e_m_s = vs->vel_ned_m_s[1], .vel_d_m_s = vs->vel_ned_m_s[2],
+				      .dpos_d_m_s = vs->vel_ned_m_s[2], .pos_n_m = ned[0],
+				      .pos_e_m = ned[1], .pos_d_m = ned[2],
+				      .gyro_bias_x_cdeg_s = sat16f(st.gyro_bias_rad_s[0] * cds),
+				      .gyro_bias_y_cdeg_s = sat16f(st.gyro_bias_rad_s[1] * cds),
+				      .gyro_bias_z_cdeg_s = sat16f(st.gyro_bias_rad_s[2] * cds),
+				      .origin_hgt_cm = fl.est.origin_set ?
+						       (int32_t)lround(fl.est.origin_alt_m * 100.0) : 0 };
+		log_write_xkf1(lp, &x1);
 	}
 	if (at10) {
 		struct df_pos ps = { .t_us = now_us, .lat_1e7 = (int32_t)lround(vs->lat_deg * 1e7),
@@ -442,6 +597,7 @@ static void write_log(uint64_t now_us)
 			.err_rp = st.tilt_sigma_rad, .solution = st.health, .primary = 0,
 		};
 		log_write_xkf4(lp, &x4);
+		write_log_10hz(lp, now_us, &st);
 	}
 	if (timed)
 		sched_work_end(fl.sched, &fl.log_work);
@@ -469,6 +625,7 @@ static void write_log(uint64_t now_us)
 			log_write_baro(lp, &r);
 		}
 	}
+	log_origins(lp, now_us);
 }
 
 static uint16_t u16_sat(uint64_t v)

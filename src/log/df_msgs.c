@@ -126,6 +126,32 @@ static const struct df_field xkf4_fields[] = {
 	F(struct df_xkf4, ofe_m), F(struct df_xkf4, faults), F(struct df_xkf4, timeouts),
 	F(struct df_xkf4, solution), F(struct df_xkf4, gps_check), F(struct df_xkf4, primary),
 };
+static const struct df_field xkf2_fields[] = {
+	F(struct df_xkf2, t_us), F(struct df_xkf2, core), F(struct df_xkf2, ax_cm_s2),
+	F(struct df_xkf2, ay_cm_s2), F(struct df_xkf2, az_cm_s2), F(struct df_xkf2, vwn_cm_s),
+	F(struct df_xkf2, vwe_cm_s), F(struct df_xkf2, mn_mga), F(struct df_xkf2, me_mga),
+	F(struct df_xkf2, md_mga), F(struct df_xkf2, mx_mga), F(struct df_xkf2, my_mga),
+	F(struct df_xkf2, mz_mga), F(struct df_xkf2, idx_m_s2), F(struct df_xkf2, idy_m_s2),
+	F(struct df_xkf2, is_rad),
+};
+static const struct df_field arsp_fields[] = {
+	F(struct df_arsp, t_us), F(struct df_arsp, instance), F(struct df_arsp, airspeed_m_s),
+	F(struct df_arsp, diff_press_pa), F(struct df_arsp, temp_cdegc), F(struct df_arsp, raw_press_pa),
+	F(struct df_arsp, offset_pa), F(struct df_arsp, use), F(struct df_arsp, healthy),
+	F(struct df_arsp, health_prob), F(struct df_arsp, test_ratio), F(struct df_arsp, primary),
+};
+static const struct df_field vibe_fields[] = {
+	F(struct df_vibe, t_us), F(struct df_vibe, imu), F(struct df_vibe, vibe_x_m_s2),
+	F(struct df_vibe, vibe_y_m_s2), F(struct df_vibe, vibe_z_m_s2), F(struct df_vibe, clip),
+};
+static const struct df_field powr_fields[] = {
+	F(struct df_powr, t_us), F(struct df_powr, vcc_v), F(struct df_powr, vservo_v),
+	F(struct df_powr, flags), F(struct df_powr, acc_flags), F(struct df_powr, safety),
+};
+static const struct df_field orgn_fields[] = {
+	F(struct df_orgn, t_us), F(struct df_orgn, type), F(struct df_orgn, lat_1e7),
+	F(struct df_orgn, lng_1e7), F(struct df_orgn, alt_cm),
+};
 static const struct df_field dsf_fields[] = {
 	F(struct df_dsf, t_us), F(struct df_dsf, dropped), F(struct df_dsf, writes),
 	F(struct df_dsf, bytes), F(struct df_dsf, free_min), F(struct df_dsf, free_max),
@@ -199,6 +225,20 @@ const struct df_msg_def df_msg_defs[] = {
 	{ DF_ID_XKF4, DF_XKF4_LEN, "XKF4", "QBcccccfffHBIHb",
 	  "TimeUS,C,SV,SP,SH,SM,SVT,errRP,OFN,OFE,FS,TS,SS,GPS,PI",
 	  "s#------mm-----", "F-BBBBB-00-----", xkf4_fields },
+	/* The five below: ArduPilot 4.6's formats, columns, units and multipliers
+	 * (its scaled letters c and e carry a B multiplier too, as ArduPilot's do). */
+	{ DF_ID_XKF2, DF_XKF2_LEN, "XKF2", "QBccccchhhhhhfff",
+	  "TimeUS,C,AX,AY,AZ,VWN,VWE,MN,ME,MD,MX,MY,MZ,IDX,IDY,IS",
+	  "s#---nnGGGGGGoor", "F----BBCCCCCC000", xkf2_fields },
+	{ DF_ID_ARSP, DF_ARSP_LEN, "ARSP", "QBffcffBBffB",
+	  "TimeUS,I,Airspeed,DiffPress,Temp,RawPress,Offset,U,H,Hp,TR,Pri",
+	  "s#nPOPP-----", "F-00B00-----", arsp_fields },
+	{ DF_ID_VIBE, DF_VIBE_LEN, "VIBE", "QBfffI", "TimeUS,IMU,VibeX,VibeY,VibeZ,Clip",
+	  "s#ooo-", "F-000-", vibe_fields },
+	{ DF_ID_POWR, DF_POWR_LEN, "POWR", "QffHHB", "TimeUS,Vcc,VServo,Flags,AccFlags,Safety",
+	  "svv---", "F00---", powr_fields },
+	{ DF_ID_ORGN, DF_ORGN_LEN, "ORGN", "QBLLe", "TimeUS,Type,Lat,Lng,Alt",
+	  "s#DUm", "F-GGB", orgn_fields },
 };
 const size_t df_msg_def_count = sizeof df_msg_defs / sizeof df_msg_defs[0];
 
@@ -502,3 +542,8 @@ TYPED_PACKER(df_pack_xkf1, DF_ID_XKF1, struct df_xkf1)
 TYPED_PACKER(df_pack_xkf3, DF_ID_XKF3, struct df_xkf3)
 TYPED_PACKER(df_pack_xkf4, DF_ID_XKF4, struct df_xkf4)
 TYPED_PACKER(df_pack_dsf, DF_ID_DSF, struct df_dsf)
+TYPED_PACKER(df_pack_xkf2, DF_ID_XKF2, struct df_xkf2)
+TYPED_PACKER(df_pack_arsp, DF_ID_ARSP, struct df_arsp)
+TYPED_PACKER(df_pack_vibe, DF_ID_VIBE, struct df_vibe)
+TYPED_PACKER(df_pack_powr, DF_ID_POWR, struct df_powr)
+TYPED_PACKER(df_pack_orgn, DF_ID_ORGN, struct df_orgn)

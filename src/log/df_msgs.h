@@ -42,6 +42,11 @@ enum df_msg_id {
 	DF_ID_XKF1 = 14,
 	DF_ID_XKF3 = 15,
 	DF_ID_XKF4 = 16,
+	DF_ID_XKF2 = 17,
+	DF_ID_ARSP = 18,
+	DF_ID_VIBE = 19,
+	DF_ID_POWR = 20,
+	DF_ID_ORGN = 21,
 	DF_ID_FMT = 128,
 	DF_ID_PARM = 129,
 	DF_ID_MSG = 130,
@@ -81,6 +86,11 @@ enum df_msg_id {
 #define DF_XKF1_LEN 56u
 #define DF_XKF3_LEN 42u
 #define DF_XKF4_LEN 44u
+#define DF_XKF2_LEN 46u
+#define DF_ARSP_LEN 41u
+#define DF_VIBE_LEN 28u
+#define DF_POWR_LEN 24u
+#define DF_ORGN_LEN 24u
 #define DF_DSF_LEN 33u
 
 /* Where a column's value lives in the message's C struct, for the generic packer.
@@ -420,6 +430,67 @@ struct df_xkf4 {
 	int8_t primary;             /* PI */
 };
 int df_pack_xkf4(uint8_t *buf, size_t cap, const struct df_xkf4 *m);
+
+/* XKF2 "QBccccchhhhhhfff": estimator state, second part (core C): the
+ * sensor biases, wind and magnetic field states. */
+struct df_xkf2 {
+	uint64_t t_us;
+	uint8_t core;
+	int16_t ax_cm_s2, ay_cm_s2, az_cm_s2;       /* AX AY AZ: accelerometer bias, ×100 m/s^2 */
+	int16_t vwn_cm_s, vwe_cm_s;                 /* VWN VWE: wind, the way it blows, ×100 m/s */
+	int16_t mn_mga, me_mga, md_mga;             /* MN ME MD: earth field (NED), mGauss */
+	int16_t mx_mga, my_mga, mz_mga;             /* MX MY MZ: body field (compass bias), mGauss */
+	float idx_m_s2, idy_m_s2;                   /* IDX IDY: drag innovations */
+	float is_rad;                               /* IS: sideslip innovation */
+};
+int df_pack_xkf2(uint8_t *buf, size_t cap, const struct df_xkf2 *m);
+
+/* ARSP "QBffcffBBffB": one airspeed sensor. */
+struct df_arsp {
+	uint64_t t_us;
+	uint8_t instance;           /* I */
+	float airspeed_m_s;         /* Airspeed: equivalent (indicated) */
+	float diff_press_pa;        /* DiffPress: after the offset */
+	int16_t temp_cdegc;         /* Temp */
+	float raw_press_pa;         /* RawPress: as the sensor reads it */
+	float offset_pa;            /* Offset */
+	uint8_t use;                /* U: the estimator may use it */
+	uint8_t healthy;            /* H */
+	float health_prob;          /* Hp: 0..1 */
+	float test_ratio;           /* TR: the estimator's innovation test ratio */
+	uint8_t primary;            /* Pri */
+};
+int df_pack_arsp(uint8_t *buf, size_t cap, const struct df_arsp *m);
+
+/* VIBE "QBfffI": one IMU's vibration levels and clipping count. */
+struct df_vibe {
+	uint64_t t_us;
+	uint8_t imu;
+	float vibe_x_m_s2, vibe_y_m_s2, vibe_z_m_s2;
+	uint32_t clip;              /* samples clipped since start */
+};
+int df_pack_vibe(uint8_t *buf, size_t cap, const struct df_vibe *m);
+
+/* POWR "QffHHB": the board's rails (MAV_POWER_STATUS flags). */
+struct df_powr {
+	uint64_t t_us;
+	float vcc_v;                /* Vcc: board 5 V */
+	float vservo_v;             /* VServo: servo rail */
+	uint16_t flags;             /* Flags: MAV_POWER_STATUS now */
+	uint16_t acc_flags;         /* AccFlags: every flag seen since start */
+	uint8_t safety;             /* Safety: 0 none, 1 disarmed, 2 armed */
+};
+int df_pack_powr(uint8_t *buf, size_t cap, const struct df_powr *m);
+
+/* ORGN "QBLLe": an origin: Type 0 the estimator's, 1 home. */
+struct df_orgn {
+	uint64_t t_us;
+	uint8_t type;
+	int32_t lat_1e7;
+	int32_t lng_1e7;
+	int32_t alt_cm;             /* MSL */
+};
+int df_pack_orgn(uint8_t *buf, size_t cap, const struct df_orgn *m);
 
 /* DSF "QIHIIII": the log writer's own figures (written by the writer, 1 Hz and
  * whenever drops grow). */

@@ -200,6 +200,11 @@ static inline int log_write_cmd(struct log_producer *p, const struct df_cmd *m) 
 static inline int log_write_xkf1(struct log_producer *p, const struct df_xkf1 *m) { return log_write(p, DF_ID_XKF1, m); }
 static inline int log_write_xkf3(struct log_producer *p, const struct df_xkf3 *m) { return log_write(p, DF_ID_XKF3, m); }
 static inline int log_write_xkf4(struct log_producer *p, const struct df_xkf4 *m) { return log_write(p, DF_ID_XKF4, m); }
+static inline int log_write_xkf2(struct log_producer *p, const struct df_xkf2 *m) { return log_write(p, DF_ID_XKF2, m); }
+static inline int log_write_arsp(struct log_producer *p, const struct df_arsp *m) { return log_write(p, DF_ID_ARSP, m); }
+static inline int log_write_vibe(struct log_producer *p, const struct df_vibe *m) { return log_write(p, DF_ID_VIBE, m); }
+static inline int log_write_powr(struct log_producer *p, const struct df_powr *m) { return log_write(p, DF_ID_POWR, m); }
+static inline int log_write_orgn(struct log_producer *p, const struct df_orgn *m) { return log_write(p, DF_ID_ORGN, m); }
 
 /* Any thread: the vehicle armed or disarmed; acted on at the next service. */
 void log_writer_set_armed(struct log_writer *w, bool armed);

@@ -192,6 +192,25 @@ static unsigned emit_main(struct log_producer *p, uint64_t t_us, uint64_t period
 	struct df_xkf4 k4 = { .t_us = t_us, .sv_x100 = 12, .sp_x100 = 20, .sh_x100 = 8, .sm_x100 = 15,
 		.err_rp = 0.01f, .solution = 0x3ff };
 	n += offer(p, DF_ID_XKF4, &k4, refused);
+	struct df_xkf2 k2 = { .t_us = t_us, .ax_cm_s2 = 3, .ay_cm_s2 = -2, .az_cm_s2 = 10,
+		.vwn_cm_s = (int16_t)(300 + 20 * sin(t * 0.1)), .vwe_cm_s = -150, .mn_mga = 230,
+		.me_mga = 52, .md_mga = -531, .mx_mga = 12, .my_mga = -30, .mz_mga = 5 };
+	n += offer(p, DF_ID_XKF2, &k2, refused);
+	double dp = 0.5 * 1.225 * s->airspeed * s->airspeed;
+	struct df_arsp as = { .t_us = t_us, .airspeed_m_s = (float)s->airspeed, .diff_press_pa = (float)dp,
+		.temp_cdegc = 2500, .raw_press_pa = (float)dp, .use = 1, .healthy = 1, .health_prob = 1.0f,
+		.test_ratio = 0.05f };
+	n += offer(p, DF_ID_ARSP, &as, refused);
+	struct df_vibe vb = { .t_us = t_us, .vibe_x_m_s2 = (float)(0.3 + 0.1 * sin(t * 3)),
+		.vibe_y_m_s2 = 0.25f, .vibe_z_m_s2 = 0.6f };
+	n += offer(p, DF_ID_VIBE, &vb, refused);
+	if (prev.armed != s->armed && s->armed) {
+		struct df_orgn o = { .t_us = t_us, .type = 0, .lat_1e7 = (int32_t)lround(HOME_LAT * 1e7),
+			.lng_1e7 = (int32_t)lround(HOME_LNG * 1e7), .alt_cm = (int32_t)(HOME_ALT_M * 100) };
+		n += offer(p, DF_ID_ORGN, &o, refused);
+		o.type = 1;
+		n += offer(p, DF_ID_ORGN, &o, refused);
+	}
 	if (due(t_us, period_us, 1)) {
 		/* A loop-time distribution with a tail: mostly near 60 % of the period. */
 		uint32_t per = 1000000u / rates->main_hz;
@@ -202,6 +221,8 @@ static unsigned emit_main(struct log_producer *p, uint64_t t_us, uint64_t period
 			.min_t_us = per / 2, .avg_t_us = per * 6 / 10 + (uint32_t)(per / 20 * sin(t)),
 			.load_permille = 600 };
 		n += offer(p, DF_ID_PM, &pm, refused);
+		struct df_powr pw = { .t_us = t_us, .vcc_v = NAN, .vservo_v = NAN };
+		n += offer(p, DF_ID_POWR, &pw, refused);
 	}
 	return n;
 }

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -750,14 +751,47 @@ struct ref_fmts {
 	char letters[64];
 	struct df_fmt fmt[256];
 	bool have[256];
+	/* FMTU, UNIT and MULT as the log says them (ids are the log's own) */
+	char units[256][17], mults[256][17];
+	bool have_fmtu[256];
+	char unit_label[128][65];
+	double mult[128];
+	bool have_unit[128], have_mult[128];
 };
+
+static void text_of(const struct df_value *v, char *out, size_t cap)
+{
+	size_t n = v->v.s.len < cap - 1 ? v->v.s.len : cap - 1;
+	memcpy(out, v->v.s.p, n);
+	out[n] = '\0';
+}
 
 static void collect_fmts(const struct df_reader *r, const struct df_record *rec, void *ctx)
 {
 	struct ref_fmts *rf = ctx;
+	struct df_value v, a, b;
+	const char *name = rec->fmt ? rec->fmt->name : "";
+	if (strcmp(name, "FMTU") == 0 && df_record_field(rec, 1, &v) == 0 &&
+	    df_record_field(rec, 2, &a) == 0 && df_record_field(rec, 3, &b) == 0) {
+		text_of(&a, rf->units[v.v.u & 0xff], sizeof rf->units[0]);
+		text_of(&b, rf->mults[v.v.u & 0xff], sizeof rf->mults[0]);
+		rf->have_fmtu[v.v.u & 0xff] = true;
+		return;
+	}
+	if (strcmp(name, "UNIT") == 0 && df_record_field(rec, 1, &v) == 0 &&
+	    df_record_field(rec, 2, &a) == 0) {
+		text_of(&a, rf->unit_label[v.v.i & 0x7f], sizeof rf->unit_label[0]);
+		rf->have_unit[v.v.i & 0x7f] = true;
+		return;
+	}
+	if (strcmp(name, "MULT") == 0 && df_record_field(rec, 1, &v) == 0 &&
+	    df_record_field(rec, 2, &a) == 0) {
+		rf->mult[v.v.i & 0x7f] = a.v.d;
+		rf->have_mult[v.v.i & 0x7f] = true;
+		return;
+	}
 	if (rec->type != DF_ID_FMT)
 		return;
-	struct df_value v;
 	df_record_field(rec, 0, &v);
 	const struct df_fmt *f = &r->fmts[v.v.u];
 	for (const char *c = f->format; *c; c++)
@@ -776,6 +810,49 @@ static const struct df_fmt *ref_find(const struct ref_fmts *rf, const char *name
 		if (rf->have[k] && strcmp(rf->fmt[k].name, name) == 0)
 			return &rf->fmt[k];
 	return NULL;
+}
+
+static const char *our_unit(char id)
+{
+	for (size_t k = 0; k < df_unit_count; k++)
+		if (df_units[k].id == id)
+			return df_units[k].label;
+	return NULL;
+}
+
+static bool our_mult(char id, double *out)
+{
+	for (size_t k = 0; k < df_mult_count; k++)
+		if (df_mults[k].id == id) {
+			*out = df_mults[k].mult;
+			return true;
+		}
+	return false;
+}
+
+/* A type's units and multipliers, column by column, are the reference's: compared by
+ * what the ids stand for (each log's UNIT and MULT records), not by the ids. */
+static void assert_units_as_ref(const struct ref_fmts *rf, const struct df_fmt *ref,
+				const struct df_msg_def *ours)
+{
+	assert_true(rf->have_fmtu[ref->type]);
+	const char *ru = rf->units[ref->type], *rm = rf->mults[ref->type];
+	assert_int_equal(strlen(ru), strlen(ours->units));
+	assert_int_equal(strlen(rm), strlen(ours->mults));
+	for (size_t j = 0; ours->units[j]; j++) {
+		const char *mine = our_unit(ours->units[j]);
+		assert_non_null(mine);
+		assert_true(rf->have_unit[ru[j] & 0x7f]);
+		if (strcmp(mine, rf->unit_label[ru[j] & 0x7f]) != 0)
+			print_message("%s column %zu: unit %s, the reference's %s\n", ours->name, j,
+				      mine, rf->unit_label[ru[j] & 0x7f]);
+		assert_string_equal(mine, rf->unit_label[ru[j] & 0x7f]);
+		double m = 0.0;
+		assert_true(our_mult(ours->mults[j], &m));
+		assert_true(rf->have_mult[rm[j] & 0x7f]);
+		assert_true(m == rf->mult[rm[j] & 0x7f] ||
+			    fabs(m - rf->mult[rm[j] & 0x7f]) < 1e-6 * fabs(m));
+	}
 }
 
 static void test_log_uses_only_what_ardupilot_logs_use(void **state)
@@ -800,7 +877,7 @@ static void test_log_uses_only_what_ardupilot_logs_use(void **state)
 	static const char *same_as_modern[] = {
 		"FMT", "UNIT", "MULT", "FMTU", "PARM", "MSG", "MODE", "EV", "ERR", "GPS",
 		"IMU", "BARO", "MAG", "POS", "RCIN", "RCOU", "BAT", "CMD", "XKF1", "XKF3",
-		"XKF4", "DSF",
+		"XKF4", "DSF", "XKF2", "ARSP", "VIBE", "POWR", "ORGN",
 	};
 	for (size_t k = 0; k < sizeof same_as_modern / sizeof same_as_modern[0]; k++) {
 		const struct df_fmt *ref = ref_find(&modern, same_as_modern[k]);
@@ -816,6 +893,21 @@ static void test_log_uses_only_what_ardupilot_logs_use(void **state)
 		assert_string_equal(ours->format, ref->format);
 		assert_string_equal(ours->labels, ref->labels);
 		assert_int_equal(ours->length, ref->length);
+	}
+	/* The records added for issue 17 have the reference's units and multipliers too
+	 * (the older ones keep fulmar's: some of ArduPilot's are plainly wrong, e.g. ATT's). */
+	static const char *same_units_as_modern[] = {
+		"XKF1", "XKF2", "ARSP", "VIBE", "POWR", "ORGN", "MAG",
+	};
+	for (size_t k = 0; k < sizeof same_units_as_modern / sizeof same_units_as_modern[0]; k++) {
+		const struct df_fmt *ref = ref_find(&modern, same_units_as_modern[k]);
+		const struct df_msg_def *ours = NULL;
+		for (size_t j = 0; j < df_msg_def_count; j++)
+			if (strcmp(df_msg_defs[j].name, same_units_as_modern[k]) == 0)
+				ours = &df_msg_defs[j];
+		assert_non_null(ref);
+		assert_non_null(ours);
+		assert_units_as_ref(&modern, ref, ours);
 	}
 	/* Plane's attitude record: the centidegree layout. */
 	const struct df_fmt *att = ref_find(&plane, "ATT");
