@@ -11,8 +11,8 @@ const crypto = require('crypto');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { m, result, check, sleep, nowMs: now, bound, Gcs: GcsBase, heartbeat, paramList, OP, ftpOp, ftpDownload,
-	decodePck, sameParams } = require('./gcs_lib.cjs');
+const { result, check, sleep, nowMs: now, bound, Gcs: GcsBase, heartbeat, paramList, logId, logRequestData, OP,
+	ftpOp, ftpDownload, decodePck, sameParams } = require('./gcs_lib.cjs');
 
 const [fulmard, sanitized, logArg] = process.argv.slice(2);
 const LOG_BYTES = Number(logArg || 1 << 20);
@@ -45,58 +45,6 @@ async function lossyProxy(target, loss) {
 	});
 	back.on('message', msg => { if (gcsAddr && pass()) front.send(msg, gcsAddr.port, gcsAddr.address); });
 	return { port: front.address().port, stats, close() { front.close(); back.close(); } };
-}
-
-// --- the old paths ----------------------------------------------------------
-
-async function logRequestData(g, id, size) {
-	const buf = Buffer.alloc(size);
-	const have = new Set();
-	const ask = async (ofs, count) => {
-		const r = new m.common.LogRequestData();
-		r.targetSystem = 1; r.targetComponent = 1; r.id = id; r.ofs = ofs; r.count = count;
-		await g.send(r);
-	};
-	const take = msg => {
-		if (msg.id !== 120 || msg.data.id !== id) return false;
-		if (msg.data.count > 0) {
-			Buffer.from(msg.data.data).copy(buf, msg.data.ofs, 0, msg.data.count);
-			have.add(msg.data.ofs);
-		}
-		return have.size * 90 >= size ? true : 'more';
-	};
-	const t0 = now();
-	let wait = g.until(take, 1500);
-	await ask(0, 0xffffffff);
-	await wait;
-	for (let pass = 0; pass < 5; pass++) {
-		const missing = [];
-		for (let ofs = 0; ofs < size; ofs += 90) if (!have.has(ofs)) missing.push(ofs);
-		if (!missing.length) break;
-		for (const ofs of missing) {
-			wait = g.until(msg => take(msg) && msg.data.ofs === ofs, 500);
-			await ask(ofs, 90);
-			await wait;
-		}
-	}
-	const end = new m.common.LogRequestEnd();
-	end.targetSystem = 1; end.targetComponent = 1;
-	await g.send(end);
-	return { buf, ms: now() - t0 };
-}
-
-async function logId(g, size) {
-	let id = -1;
-	const wait = g.until(msg => {
-		if (msg.id !== 118) return false;
-		if (msg.data.size === size) id = msg.data.id;
-		return msg.data.id === msg.data.lastLogNum || msg.data.numLogs === 0 ? true : 'more';
-	}, 2000);
-	const r = new m.common.LogRequestList();
-	r.targetSystem = 1; r.targetComponent = 1; r.start = 0; r.end = 0xffff;
-	await g.send(r);
-	await wait;
-	return id;
 }
 
 // --- the session ------------------------------------------------------------

@@ -144,6 +144,61 @@ async function paramList(g) {
 	return { params, count, ms: nowMs() - t0 };
 }
 
+// --- the logs (the old path: LOG_REQUEST_LIST, LOG_REQUEST_DATA) ---------------
+
+// A log by LOG_REQUEST_DATA, all of it asked for at once, then what was lost asked
+// for again: {buf, ms}.
+async function logRequestData(g, id, size) {
+	const buf = Buffer.alloc(size);
+	const have = new Set();
+	const ask = async (ofs, count) => {
+		const r = new m.common.LogRequestData();
+		r.targetSystem = 1; r.targetComponent = 1; r.id = id; r.ofs = ofs; r.count = count;
+		await g.send(r);
+	};
+	const take = msg => {
+		if (msg.id !== 120 || msg.data.id !== id) return false;
+		if (msg.data.count > 0) {
+			Buffer.from(msg.data.data).copy(buf, msg.data.ofs, 0, msg.data.count);
+			have.add(msg.data.ofs);
+		}
+		return have.size * 90 >= size ? true : 'more';
+	};
+	const t0 = nowMs();
+	let wait = g.until(take, 1500);
+	await ask(0, 0xffffffff);
+	await wait;
+	for (let pass = 0; pass < 5; pass++) {
+		const missing = [];
+		for (let ofs = 0; ofs < size; ofs += 90) if (!have.has(ofs)) missing.push(ofs);
+		if (!missing.length) break;
+		for (const ofs of missing) {
+			wait = g.until(msg => take(msg) && msg.data.ofs === ofs, 500);
+			await ask(ofs, 90);
+			await wait;
+		}
+	}
+	const end = new m.common.LogRequestEnd();
+	end.targetSystem = 1; end.targetComponent = 1;
+	await g.send(end);
+	return { buf, ms: nowMs() - t0 };
+}
+
+// The id LOG_REQUEST_LIST gives the log of size bytes (-1: none).
+async function logId(g, size) {
+	let id = -1;
+	const wait = g.until(msg => {
+		if (msg.id !== 118) return false;
+		if (msg.data.size === size) id = msg.data.id;
+		return msg.data.id === msg.data.lastLogNum || msg.data.numLogs === 0 ? true : 'more';
+	}, 2000);
+	const r = new m.common.LogRequestList();
+	r.targetSystem = 1; r.targetComponent = 1; r.start = 0; r.end = 0xffff;
+	await g.send(r);
+	await wait;
+	return id;
+}
+
 // --- the mission protocol (any mission_type) -----------------------------------
 
 // Uploads items (MISSION_ITEM_INT, seq from 0) as the list of mission_type type:
@@ -334,5 +389,5 @@ function sameParams(list, pck) {
 }
 
 module.exports = { m, registry, result, check, sleep, nowMs, bound, freePort, Gcs, heartbeat, paramName, text,
-	paramSet, paramList, uploadItems, downloadItems, sameItems,
+	paramSet, paramList, logId, logRequestData, uploadItems, downloadItems, sameItems,
 	OP, ERR_EOF, DATA_MAX, ftpPacket, ftpParse, ftpOp, ftpDownload, ftpList, decodePck, sameParams };
