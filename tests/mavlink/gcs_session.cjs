@@ -8,32 +8,16 @@
 //   node gcs_session.cjs FULMARD SANITIZED(true|false)
 'use strict';
 const { spawn } = require('child_process');
-const dgram = require('dgram');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const m = require('node-mavlink');
+const { m, result, check, sleep, freePort, Gcs, heartbeat, paramName, uploadItems, downloadItems,
+	sameItems } = require('./gcs_lib.cjs');
 
 const [fulmard, sanitized] = process.argv.slice(2);
-const registry = { ...m.minimal.REGISTRY, ...m.standard.REGISTRY, ...m.common.REGISTRY,
-	...m.ardupilotmega.REGISTRY };
-let passed = 0, failed = 0;
-function check(ok, what) {
-	if (ok) { passed++; console.log('ok - ' + what); }
-	else { failed++; console.log('FAIL - ' + what); }
-}
-const sleep = ms => new Promise(r => setTimeout(r, ms));
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fulmar-gcs-'));
 let daemon = null, log = '';
-
-async function freePort() {
-	const s = dgram.createSocket('udp4');
-	await new Promise(r => s.bind(0, '127.0.0.1', r));
-	const port = s.address().port;
-	s.close();
-	return port;
-}
 
 async function start(port) {
 	fs.writeFileSync(path.join(dir, 'fulmard.conf'),
@@ -54,54 +38,6 @@ async function stop(signal = 'SIGTERM') {
 	daemon = null;
 	return res;
 }
-
-// The ground station's socket: every packet fulmard sends lands in `got`.
-class Gcs {
-	constructor(port) {
-		this.port = port;
-		this.sock = dgram.createSocket('udp4');
-		this.proto = new m.MavLinkProtocolV2(255, 190);
-		this.seq = 0;
-		this.got = [];
-		this.splitter = new m.MavLinkPacketSplitter({}, { onCrcError: () => {} });
-		const parser = new m.MavLinkPacketParser();
-		this.splitter.pipe(parser);
-		parser.on('data', p => {
-			const clazz = registry[p.header.msgid];
-			if (clazz) this.got.push({ id: p.header.msgid, sysid: p.header.sysid, data: p.protocol.data(p.payload, clazz),
-				signature: p.signature });
-		});
-		this.sock.on('message', msg => this.splitter.write(msg));
-	}
-	async open() { await new Promise(r => this.sock.bind(0, '127.0.0.1', r)); }
-	send(msg, key) {
-		let buf;
-		if (key) {
-			const proto = new m.MavLinkProtocolV2(255, 190, 0x01);
-			buf = proto.sign(proto.serialize(msg, this.seq++ & 255), 0, key, Date.now());
-		} else {
-			buf = this.proto.serialize(msg, this.seq++ & 255);
-		}
-		return new Promise(r => this.sock.send(buf, this.port, '127.0.0.1', r));
-	}
-	async waitFor(pred, ms) {
-		for (let t = 0; t < ms; t += 20) {
-			const i = this.got.findIndex(pred);
-			if (i >= 0) return this.got.splice(i, 1)[0];
-			await sleep(20);
-		}
-		return null;
-	}
-	close() { this.sock.close(); }
-}
-
-function heartbeat() {
-	const hb = new m.minimal.Heartbeat();
-	hb.type = 6; hb.autopilot = 8; hb.baseMode = 0; hb.customMode = 0; hb.systemStatus = 4; hb.mavlinkVersion = 3;
-	return hb;
-}
-
-function paramName(d) { return String(d.paramId).replace(/\0.*$/, ''); }
 
 async function session1(port) {
 	const g = new Gcs(port);
@@ -311,50 +247,10 @@ function rallyItem(seq) {
 
 const makers = [missionItem, fenceItem, rallyItem];
 
-async function uploadMission(g, n, type = 0) {
-	const count = new m.common.MissionCount();
-	count.targetSystem = 1; count.targetComponent = 1; count.count = n; count.missionType = type;
-	await g.send(count);
-	for (let done = 0; ;) {
-		const p = await g.waitFor(x => x.id === 51 || x.id === 47, 3000);
-		if (!p) return 'timeout';
-		if (p.id === 47) return p.data.type === 0 && done === n ? 'accepted' : 'ack ' + p.data.type;
-		if (p.data.missionType !== type) return 'asked for mission_type ' + p.data.missionType;
-		await g.send(makers[type](p.data.seq));
-		done = Math.max(done, p.data.seq + 1);
-	}
-}
-
-async function downloadMission(g, type = 0) {
-	const req = new m.common.MissionRequestList();
-	req.targetSystem = 1; req.targetComponent = 1; req.missionType = type;
-	await g.send(req);
-	const c = await g.waitFor(x => x.id === 44, 3000);
-	if (!c) return null;
-	const items = [];
-	for (let s = 0; s < c.data.count; s++) {
-		const r = new m.common.MissionRequestInt();
-		r.targetSystem = 1; r.targetComponent = 1; r.seq = s; r.missionType = type;
-		await g.send(r);
-		const it = await g.waitFor(x => x.id === 73 && x.data.seq === s, 3000);
-		if (!it) return null;
-		items.push(it.data);
-	}
-	const ack = new m.common.MissionAck();
-	ack.targetSystem = 1; ack.targetComponent = 1; ack.type = 0; ack.missionType = type;
-	await g.send(ack);
-	return items;
-}
-
-function sameMission(items, n, type = 0) {
-	if (!items || items.length !== n) return false;
-	return items.every((it, s) => {
-		const w = makers[type](s);
-		return it.x === w.x && it.y === w.y && it.z === w.z && it.command === w.command &&
-			it.frame === w.frame && it.param1 === w.param1 && it.autocontinue === 1 &&
-			it.missionType === type;
-	});
-}
+const items = (n, type) => Array.from({ length: n }, (_, s) => makers[type](s));
+const uploadMission = (g, n, type = 0) => uploadItems(g, items(n, type), type);
+const downloadMission = (g, type = 0) => downloadItems(g, type);
+const sameMission = (got, n, type = 0) => sameItems(got, items(n, type));
 
 // The geofence and rally points, as MAVProxy's fence and rally modules and
 // QGroundControl's plan send them: uploaded and read back equal, a bad
@@ -579,8 +475,8 @@ async function streamSession(port) {
 	await fenceRallySession(port, false);
 	await killDuringSaves(port);
 	await rebootSession(port);
-	console.log(`${passed} passed, ${failed} failed`);
-	if (failed) console.log(log);
+	console.log(`${result.passed} passed, ${result.failed} failed`);
+	if (result.failed) console.log(log);
 	fs.rmSync(dir, { recursive: true, force: true });
-	process.exit(failed ? 1 : 0);
+	process.exit(result.failed ? 1 : 0);
 })().catch(e => { console.log('FAIL - ' + e.stack); if (daemon) daemon.kill('SIGKILL'); process.exit(1); });
