@@ -329,6 +329,18 @@ static int open_path(struct ftp *f, enum area a, char *rel, int flags, mode_t mo
 	return fd;
 }
 
+/* open_path, and a regular file only (a directory or a device is -EISDIR). */
+static int open_regular(struct ftp *f, enum area area, char *rel, int flags, mode_t mode,
+			struct stat *st)
+{
+	int fd = open_path(f, area, rel, flags, mode);
+	if (fd >= 0 && (fstat(fd, st) != 0 || !S_ISREG(st->st_mode))) {
+		close(fd);
+		fd = -EISDIR;
+	}
+	return fd;
+}
+
 /* --- replies -------------------------------------------------------------- */
 
 static void send_reply(struct ftp *f, int link, uint8_t sys, uint8_t comp,
@@ -542,12 +554,8 @@ static void op_open_ro(struct ftp *f, int link, struct path *p, struct ftp_msg *
 		ss->vlen = (uint32_t)n;
 		ss->size = (uint32_t)n;
 	} else if (p->area == AREA_LOGS || p->area == AREA_WRITABLE) {
-		int fd = open_path(f, p->area, p->rel, O_RDONLY, 0);
 		struct stat st;
-		if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-			close(fd);
-			fd = -EISDIR;
-		}
+		int fd = open_regular(f, p->area, p->rel, O_RDONLY, 0, &st);
 		if (fd < 0) {
 			nak_errno(f, r, -fd);
 			return;
@@ -645,12 +653,8 @@ static void op_open_wo(struct ftp *f, int link, struct path *p, bool create, str
 		return;
 	}
 	int flags = O_WRONLY | (create ? O_CREAT | O_TRUNC : 0);
-	int fd = open_path(f, p->area, p->rel, flags, 0644);
 	struct stat st;
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
-		fd = -EISDIR;
-	}
+	int fd = open_regular(f, p->area, p->rel, flags, 0644, &st);
 	if (fd < 0) {
 		nak_errno(f, r, -fd);
 		return;
