@@ -25,6 +25,7 @@
 #include "drivers/gps_fix.h"
 #include "drivers/sensor_sample.h"
 #include "estim/estim_accum.h"
+#include "estim/vibe.h"
 #include "fulmar/vehicle_state.h"
 
 /* Error-state indices (the nominal attitude is a quaternion; its error is a
@@ -54,7 +55,7 @@ enum estim_state_index {
  * clip limit for the +-16 g its IMUs are set to): what it did not measure,
  * up to as much again, is taken as velocity uncertainty, so that after a
  * hard landing or a crash the GPS is believed over the integration. */
-#define ESTIM_ACCEL_CLIP_M_S2 152.0f
+#define ESTIM_ACCEL_CLIP_M_S2 VIBE_CLIP_M_S2   /* one limit: VIBRATION counts the same clips */
 /* The fastest each slow sensor is taken at: a source marking every sample
  * fresh at the IMU's rate (as simulators commonly do) is averaged down to
  * this (ArduPilot's EKF takes at most 20 Hz of each; these are the rates the
