@@ -31,5 +31,5 @@ if [ $bad -gt 0 ] || [ "$rc" != 0 ]; then
 	echo "$log"
 	exit 1
 fi
-echo "ok: lintian $(lintian --version | awk '{print $2}'): $(grep -c '^[EW]:' <<<"$log") accepted" \
-	"warnings ($(grep -o '^[EW]: [^ ]* [a-z0-9.+-]*' <<<"$log" | awk '{print $3}' | sort -u | tr '\n' ' '))"
+echo "ok: $(lintian --version): $(grep -c '^[EW]:' <<<"$log") errors and warnings, all of accepted" \
+	"tags: $(grep -o '^[EW]: [^ ]* [a-z0-9.+-]*' <<<"$log" | awk '{print $3}' | sort -u | paste -sd' ' -)"
