@@ -86,6 +86,10 @@ cp "$deb" "$work/$pkg-1.deb"
 dpkg-deb -R "$deb" "$work/v2"
 sed -i "s/^Version: .*/Version: $ver2/" "$work/v2/DEBIAN/control"
 dpkg-deb --root-owner-group -Zxz -b "$work/v2" "$work/$pkg-2.deb" >/dev/null
+# And as another board's package: the same files under another name, with
+# the same Provides, Conflicts and Replaces of the virtual fulmar.
+sed -i "s/^Package: .*/Package: fulmar-other/; s/^Version: .*/Version: $ver/" "$work/v2/DEBIAN/control"
+dpkg-deb --root-owner-group -Zxz -b "$work/v2" "$work/fulmar-other.deb" >/dev/null
 
 echo "== install $pkg $ver"
 dpkg_in -i "/tmp/fulmar-pkg/$pkg-1.deb"
@@ -150,6 +154,12 @@ done
 echo "== reinstall after purge (user kept by purge, reused)"
 dpkg_in -i "/tmp/fulmar-pkg/$pkg-1.deb"
 check "reinstalled, same uid" test "$(in_root id -u fulmar)" = "$uid1"
+
+echo "== another board's package in its place (virtual fulmar)"
+dpkg_in -i /tmp/fulmar-pkg/fulmar-other.deb
+# shellcheck disable=SC2016 # dpkg-query's ${field}, not the shell's
+check "fulmar-other installed, $pkg removed by it" \
+	test "$(in_root dpkg-query -W -f='${db:Status-Abbrev}' fulmar-other | tr -d ' ')/$(status)" = ii/rc
 
 # On a systemd system postinst makes the user from the sysusers.d file (this
 # chroot has no systemd-sysusers: adduser made it above). This machine's
