@@ -10,7 +10,9 @@
 #            conffile and what fulmard keeps in /var/lib/fulmar and
 #            /var/log/fulmar (parameters, mission, signing key, logs);
 #   remove:  the binaries gone, the conffile and the state kept;
-#   purge:   /var/lib/fulmar, /var/log/fulmar, /etc/fulmar and the enablement gone.
+#   purge:   /var/lib/fulmar, /var/log/fulmar, /etc/fulmar and the enablement gone;
+#   then reinstalled (the same uid), and another board's package (virtual
+#   fulmar) refused by dpkg -i and put in its place by apt.
 # The chroot is a Debian 12 minbase with the package's libraries, made once
 # with debootstrap and cached as a tar (FULMAR_PKG_ROOTFS: another such tar);
 # each run unpacks a fresh copy under /tmp and removes it. Needs root; nothing
@@ -156,9 +158,15 @@ dpkg_in -i "/tmp/fulmar-pkg/$pkg-1.deb"
 check "reinstalled, same uid" test "$(in_root id -u fulmar)" = "$uid1"
 
 echo "== another board's package in its place (virtual fulmar)"
-dpkg_in -i /tmp/fulmar-pkg/fulmar-other.deb
+# dpkg alone refuses it (it removes a conflicting package only when it is
+# replaced by name); apt removes the installed board's package for it.
+check "dpkg -i refuses a second board's package" \
+	bash -c "! chroot '$root' dpkg -i /tmp/fulmar-pkg/fulmar-other.deb >/dev/null 2>&1"
+if ! out=$(in_root sh -c "cd /tmp/fulmar-pkg && apt-get install -y ./fulmar-other.deb" 2>&1); then
+	echo "$out"
+fi
 # shellcheck disable=SC2016 # dpkg-query's ${field}, not the shell's
-check "fulmar-other installed, $pkg removed by it" \
+check "apt installs it in place of $pkg" \
 	test "$(in_root dpkg-query -W -f='${db:Status-Abbrev}' fulmar-other | tr -d ' ')/$(status)" = ii/rc
 
 # On a systemd system postinst makes the user from the sysusers.d file (this
@@ -178,4 +186,4 @@ if [ $fails -gt 0 ]; then
 	echo "FAIL: $fails checks failed"
 	exit 1
 fi
-echo "ok: $pkg installed, upgraded ($ver -> $ver2), removed, purged and reinstalled in a Debian chroot"
+echo "ok: $pkg installed, upgraded ($ver -> $ver2), removed, purged, reinstalled and replaced in a Debian chroot"
