@@ -56,5 +56,6 @@ DEPS_KERNEL=(qemu-system-x86 xz-utils make gcc-12 libelf1 libssl3)
 # Flight campaigns (tools/campaign): GNU parallel runs the flights, here or on a
 # build farm's machines (--sshloginfile), rsync carries the kit there and back.
 DEPS_CAMPAIGN=(parallel rsync python3)
-# The Debian packages (tools/package) and their lintian check (tests/package).
-DEPS_PACKAGE=(dpkg-dev lintian)
+# The Debian packages (tools/package), their lintian check and the Debian 12
+# chroot they are installed into (tests/package).
+DEPS_PACKAGE=(dpkg-dev lintian debootstrap)
