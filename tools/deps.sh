@@ -2,6 +2,7 @@
 # Sourced by tools/demo, tools/test, tools/bench-timing and tools/campaign: installs the Debian
 # packages a step needs when they are missing, saying what it installs.
 #   deps_need PACKAGE...      (PACKAGE may be name:armhf)
+#   deps_mirror               the Debian mirror to download from
 
 deps_missing() {
 	local p
@@ -31,6 +32,22 @@ deps_need() {
 	fi
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
 		{ echo "fulmar: apt-get install $missing failed" >&2; exit 1; }
+}
+
+# The Debian mirror this machine's apt already uses, so a proxy or a local
+# mirror set up for apt serves the downloads of tests and tools too
+# (FULMAR_DEBIAN_MIRROR overrides it; deb.debian.org when apt names none).
+deps_mirror() {
+	local m=${FULMAR_DEBIAN_MIRROR:-}
+	if [ -z "$m" ] && compgen -G '/etc/apt/sources.list.d/*.sources' >/dev/null; then
+		m=$(awk '$1 == "URIs:" { for (i = 2; i <= NF; i++) if ($i ~ /\/debian\/?$/) { print $i; exit } }' \
+			/etc/apt/sources.list.d/*.sources)
+	fi
+	if [ -z "$m" ] && [ -f /etc/apt/sources.list ]; then
+		m=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^https?:.*\/debian\/?$/) { print $i; exit } }' \
+			/etc/apt/sources.list)
+	fi
+	echo "${m:-http://deb.debian.org/debian}"
 }
 
 # What building fulmard and its unit tests takes.

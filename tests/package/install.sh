@@ -20,6 +20,8 @@
 set -euo pipefail
 deb=${1:?usage: tests/package/install.sh DEB}
 deb=$(realpath "$deb")
+# shellcheck source=tools/deps.sh
+. "$(dirname "$0")/../../tools/deps.sh"
 [ "$(id -u)" = 0 ] || { echo "FAIL: the chroot needs root" >&2; exit 1; }
 
 pkg=$(dpkg-deb -f "$deb" Package)
@@ -39,7 +41,7 @@ if [ ! -f "$rootfs_tar" ]; then
 	mkdir -p "$cache"
 	tmp=$(mktemp -d /tmp/fulmar-debootstrap.XXXXXX)
 	if ! debootstrap --variant=minbase --include="adduser,$libs" bookworm "$tmp" \
-		http://deb.debian.org/debian >"$cache/debootstrap.log" 2>&1; then
+		"$(deps_mirror)" >"$cache/debootstrap.log" 2>&1; then
 		tail -n 20 "$cache/debootstrap.log"; rm -rf "$tmp"
 		echo "FAIL: debootstrap (its log: $cache/debootstrap.log)" >&2; exit 1
 	fi
