@@ -203,7 +203,7 @@ static void close_one(struct device *dev)
 }
 
 int devices_open(struct devices *d, const struct board *board, const struct config *cfg,
-		 char *err, size_t err_len)
+		 bool hil, char *err, size_t err_len)
 {
 	memset(d, 0, sizeof(*d));
 	d->board = board;
@@ -214,7 +214,7 @@ int devices_open(struct devices *d, const struct board *board, const struct conf
 	for (unsigned int i = 0; i < board->n_devs; i++) {
 		struct device *dev = &d->dev[i];
 		dev->desc = board->devs[i];
-		dev->disabled = dev->desc.optional;
+		dev->disabled = dev->desc.optional || hil;
 		for (unsigned int j = 0; j < cfg->n_overrides; j++) {
 			const struct config_override *o = &cfg->overrides[j];
 			if (strcmp(o->device, dev->desc.name) == 0 && apply_override(dev, o)) {

@@ -37,11 +37,15 @@ unsigned int devices_missing(const struct board *board, char *buf, size_t len);
 
 /*
  * Applies the configuration's overrides and opens every device that is not
- * disabled. Returns 0, or -errno with one line naming the device (and the
- * configuration line that set it) in err; then nothing stays open.
+ * disabled. In HIL (hil true) the simulator is every sensor and output, so
+ * only the devices the configuration names are opened (a telemetry radio, a
+ * buzzer): a board in the loop flies with its IMU and servo rail absent, as an
+ * emulated board has them. Returns 0, or -errno with one line naming the
+ * device (and the configuration line that set it) in err; then nothing stays
+ * open.
  */
 int devices_open(struct devices *d, const struct board *board, const struct config *cfg,
-		 char *err, size_t err_len);
+		 bool hil, char *err, size_t err_len);
 void devices_close(struct devices *d);
 /* The handle of an open device of that kind, or NULL. */
 void *devices_find(const struct devices *d, const char *name, enum board_dev_kind kind);

@@ -621,13 +621,18 @@ int main(int argc, char **argv)
 		log_info("HIL: no --hil given: the %s board's simulator link, %s", board->name, hil_url);
 
 	static char missing[4096];
-	if (devices_missing(board, missing, sizeof(missing))) {
+	if (hil_url) {
+		/* the simulator stands in for every sensor and output (devices_open) */
+		if (board->n_devs)
+			log_info("HIL: the %s board's devices stay closed unless [devices] names them",
+				 board->name);
+	} else if (devices_missing(board, missing, sizeof(missing))) {
 		log_err("board %s cannot fly: fulmar has no driver yet for %s", board->name, missing);
 		return EX_UNAVAILABLE;
-	}
-	if (board->notice)
+	} else if (board->notice) {
 		log_warn("%s", board->notice);
-	int rc = devices_open(&devs, board, &cfg, err, sizeof(err));
+	}
+	int rc = devices_open(&devs, board, &cfg, hil_url != NULL, err, sizeof(err));
 	if (rc) {
 		log_err("%s", err);
 		return rc == -EINVAL ? EX_CONFIG : EX_IOERR;

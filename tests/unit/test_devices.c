@@ -46,7 +46,7 @@ static int parse(const char *text)
 static void test_devices_unreadable_path_names_the_device_and_path(void **state)
 {
 	assert_int_equal(parse(""), 0);
-	assert_int_equal(devices_open(&d, &board, &cfg, err, sizeof(err)), -ENOENT);
+	assert_int_equal(devices_open(&d, &board, &cfg, false, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "gps (u-blox): /nonexistent/ttyGPS: No such file or directory");
 }
 
@@ -59,7 +59,7 @@ static void test_devices_override_opens_the_configured_path_and_skips_optional_o
 	char text[256];
 	snprintf(text, sizeof(text), "[devices]\ngps = %s\n", ptsname(master));
 	assert_int_equal(parse(text), 0);
-	assert_int_equal(devices_open(&d, &board, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(devices_open(&d, &board, &cfg, false, err, sizeof(err)), 0);
 	struct uart *gps = devices_find(&d, "gps", BOARD_DEV_UART);
 	assert_non_null(gps);
 	assert_null(devices_find(&d, "telem", BOARD_DEV_UART));   /* optional, not configured */
@@ -69,14 +69,39 @@ static void test_devices_override_opens_the_configured_path_and_skips_optional_o
 	close(master);
 }
 
+static void test_devices_hil_opens_only_the_configured_ones(void **state)
+{
+	/* gps is required and its default path does not exist: in HIL it stays closed */
+	assert_int_equal(parse(""), 0);
+	assert_int_equal(devices_open(&d, &board, &cfg, true, err, sizeof(err)), 0);
+	assert_null(devices_find(&d, "gps", BOARD_DEV_UART));
+	devices_close(&d);
+	/* a device the configuration names is opened, and its failure is an error */
+	assert_int_equal(parse("[devices]\ntelem = /nonexistent/ttyTELEM\n"), 0);
+	assert_int_equal(devices_open(&d, &board, &cfg, true, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/ttyTELEM: No such file or directory"));
+	int master = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(master >= 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	char text[256];
+	snprintf(text, sizeof(text), "[devices]\ntelem = %s\n", ptsname(master));
+	assert_int_equal(parse(text), 0);
+	assert_int_equal(devices_open(&d, &board, &cfg, true, err, sizeof(err)), 0);
+	assert_non_null(devices_find(&d, "telem", BOARD_DEV_UART));
+	assert_null(devices_find(&d, "gps", BOARD_DEV_UART));
+	devices_close(&d);
+	close(master);
+}
+
 static void test_devices_malformed_override_names_the_config_line(void **state)
 {
 	assert_int_equal(parse("[devices]\nbuzzer = gpiochip0\n"), 0);
-	assert_int_equal(devices_open(&d, &board, &cfg, err, sizeof(err)), -EINVAL);
+	assert_int_equal(devices_open(&d, &board, &cfg, false, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "t.conf:2: 'gpiochip0' for gpio device 'buzzer' is not "
 				 "CHIP:LINE, e.g. gpiochip0:4");
 	assert_int_equal(parse("[devices]\npwm = /dev/mem@0x43C00010\n"), 0);
-	assert_int_equal(devices_open(&d, &board, &cfg, err, sizeof(err)), -EINVAL);
+	assert_int_equal(devices_open(&d, &board, &cfg, false, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "t.conf:2: '/dev/mem@0x43C00010' for mmio device 'pwm'"));
 }
 
@@ -89,7 +114,7 @@ static void test_devices_optional_device_opened_when_configured_fails_clearly(vo
 	char text[256];
 	snprintf(text, sizeof(text), "[devices]\ngps = %s\nbuzzer = nosuchchip:3\n", ptsname(master));
 	assert_int_equal(parse(text), 0);
-	int rc = devices_open(&d, &board, &cfg, err, sizeof(err));
+	int rc = devices_open(&d, &board, &cfg, false, err, sizeof(err));
 	assert_true(rc < 0);
 	assert_non_null(strstr(err, "buzzer (buzzer): nosuchchip line 3: "));
 	close(master);
@@ -115,6 +140,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_devices_unreadable_path_names_the_device_and_path),
 		cmocka_unit_test(test_devices_override_opens_the_configured_path_and_skips_optional_ones),
+		cmocka_unit_test(test_devices_hil_opens_only_the_configured_ones),
 		cmocka_unit_test(test_devices_malformed_override_names_the_config_line),
 		cmocka_unit_test(test_devices_optional_device_opened_when_configured_fails_clearly),
 		cmocka_unit_test(test_devices_missing_lists_every_part_without_a_driver),
