@@ -60,6 +60,11 @@ cp "$image/busybox" "$ird/bin/busybox"
 cp "$image"/mods/*.ko "$ird/mod/"
 cp "$here/guest/init" "$ird/init"
 [ -z "$job" ] || cp -a "$job" "$ird/job"
+# Given at every boot rather than baked into the image: the job runner, and
+# e2scrub_reap masked (95 s of the first boot otherwise).
+install -D -m 0755 "$here/guest/board-job" "$ird/overlay/usr/local/sbin/board-job"
+mkdir -p "$ird/overlay/etc/systemd/system"
+ln -s /dev/null "$ird/overlay/etc/systemd/system/e2scrub_reap.service"
 (cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.gz"
 
 args=(-M raspi2b -smp 4 -m 1G -nodefaults -no-user-config -display none -nic none -no-reboot
@@ -74,7 +79,7 @@ else
 fi
 # The console: the mini-UART, the second -serial.
 args+=(-serial stdio)
-args+=(-append "console=ttyS1,115200 panic=-1 rootwait quiet loglevel=4 systemd.show_status=1")
+args+=(-append "console=ttyS1,115200 panic=-1 rootwait quiet loglevel=4 systemd.show_status=0 printk.devkmsg=on")
 echo "board-boot: qemu-system-arm ${args[*]}" >&2
 
 rc=0

@@ -17,7 +17,8 @@
 # writes `second-stage-ok` to the console and resets (qemu -no-reboot exits).
 #
 # Cache: ${BOARD_CACHE:-~/.cache/fulmar/board}/<key>, the key a hash of what
-# the image depends on: this script (its comments aside), guest/, the kernel
+# the image depends on: this script (its comments aside), guest/board-setup
+# and board-job.service (init and board-job come with every boot), the kernel
 # package's version, busybox-static's and the package list. A new kernel
 # upload, a change here or a new package list makes a new image; an
 # unchanged key reuses it. The Debian
@@ -68,7 +69,8 @@ bb_ver=$(apt-cache show --no-all-versions busybox-static:armhf | sed -n 's/^Vers
 [ -n "$kpkg_ver" ] && [ -n "$bb_ver" ] || skip "apt cannot show $kpkg or busybox-static for armhf"
 
 key=$( (echo "$kpkg $kpkg_ver busybox-static $bb_ver $suite $packages $size"
-	grep -v '^[[:space:]]*#' "$here/image.sh"; cat "$here"/guest/*) | sha256sum | cut -c1-16)
+	grep -v '^[[:space:]]*#' "$here/image.sh"; cat "$here"/guest/board-setup "$here"/guest/board-job.service) |
+	sha256sum | cut -c1-16)
 cache_root=${BOARD_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/fulmar/board}
 dir=$cache_root/$key
 mkdir -p "$cache_root"
