@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Boots the emulated flight board (qemu raspi2b) from the cached image.
+#
+#   boot.sh [--image DIR] [--job DIR] [--hil CHARDEV] [--timeout S] [--first-boot]
+#
+# --image DIR   the image directory (default: what image.sh prints; it builds
+#               the image when it is not cached).
+# --job DIR     files for the board: DIR/job is a sh script the board runs in
+#               /var/lib/board-job (its copy of DIR) once systemd has reached
+#               multi-user.target, with stdout and stderr on the console; the
+#               board then resets. Without a job the board just boots (and
+#               stays up until the timeout).
+# --hil CHARDEV qemu chardev options for the PL011 (ttyAMA0), e.g.
+#               socket,id=hil,host=127.0.0.1,port=5760,server=on,wait=off,nodelay=on
+#               (default: not connected).
+# --timeout S   wall-clock limit (default 900).
+# --first-boot  the image's first boot (image.sh): no -snapshot, so the
+#               second stage lands in the image.
+#
+# The console (the mini-UART, ttyS1) goes to stdout. Every other boot runs
+# with -snapshot: the cached image is never written.
+#
+# Exit: the job's exit status (from the board's "BOARD-RESULT rc=N" line),
+# 0 for a boot without a job that reached the timeout, 124 when a job never
+# reported, 77 for skips (image.sh), 99 for harness errors.
+set -eEuo pipefail
+on_err() { echo "board-boot: error: line $1: $2 failed" >&2; exit 99; }
+trap 'on_err $LINENO "$BASH_COMMAND"' ERR
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+image= job= hil= timeout_s=900 first=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--image) image=$2; shift 2 ;;
+	--job) job=$(readlink -f "$2"); shift 2 ;;
+	--hil) hil=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--first-boot) first=1; shift ;;
+	*) echo "board-boot: unknown argument $1" >&2; exit 99 ;;
+	esac
+done
+if [ -z "$image" ]; then
+	rc=0
+	image=$("$here/image.sh") || rc=$?
+	[ $rc = 0 ] || exit $rc
+fi
+[ -f "$image/vmlinuz" ] || { echo "board-boot: no image in $image" >&2; exit 99; }
+if [ -n "$job" ] && [ ! -f "$job/job" ]; then
+	echo "board-boot: no $job/job" >&2
+	exit 99
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/fulmar-board.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+ird=$work/initramfs
+mkdir -p "$ird"/{bin,dev,proc,sys,new,mod}
+cp "$image/busybox" "$ird/bin/busybox"
+cp "$image"/mods/*.ko "$ird/mod/"
+cp "$here/guest/init" "$ird/init"
+[ -z "$job" ] || cp -a "$job" "$ird/job"
+# Given at every boot rather than baked into the image: the job runner, and
+# e2scrub_reap masked (95 s of the first boot otherwise).
+install -D -m 0755 "$here/guest/board-job" "$ird/overlay/usr/local/sbin/board-job"
+mkdir -p "$ird/overlay/etc/systemd/system"
+ln -s /dev/null "$ird/overlay/etc/systemd/system/e2scrub_reap.service"
+(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.gz"
+
+args=(-M raspi2b -smp 4 -m 1G -nodefaults -no-user-config -display none -nic none -no-reboot
+	-kernel "$image/vmlinuz" -dtb "$image/rpi2.dtb" -initrd "$work/initramfs.gz"
+	-drive "if=sd,format=raw,file=$image/rootfs.img")
+[ $first = 1 ] || args+=(-snapshot)
+if [ -n "$hil" ]; then
+	hil_id=$(sed -n 's/.*id=\([^,]*\).*/\1/p' <<<"$hil")
+	args+=(-chardev "$hil" -serial "chardev:$hil_id")
+else
+	args+=(-serial null)
+fi
+# The console: the mini-UART, the second -serial.
+args+=(-serial stdio)
+args+=(-append "console=ttyS1,115200 panic=-1 rootwait quiet loglevel=4 systemd.show_status=0 printk.devkmsg=on")
+echo "board-boot: qemu-system-arm ${args[*]}" >&2
+
+rc=0
+# timeout passes a TERM on to qemu: so does this script (a test runner's
+# kill must not leave a board running).
+timeout "$timeout_s" nice -n 10 qemu-system-arm "${args[@]}" </dev/null > >(tee "$work/console") &
+qpid=$!
+trap 'kill "$qpid" 2>/dev/null; wait "$qpid"; exit 143' TERM INT
+wait "$qpid" || rc=$?
+trap - TERM INT
+sleep 0.3   # tee's last lines
+result=$(sed -n 's/.*BOARD-RESULT rc=\([0-9]*\).*/\1/p' "$work/console" | tail -n1)
+if [ -n "$result" ]; then
+	exit "$result"
+fi
+if [ -n "$job" ] || [ $first = 1 ]; then
+	echo "board-boot: the board never reported (qemu exit $rc)" >&2
+	exit 124
+fi
+exit 0

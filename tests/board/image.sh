@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# The emulated flight board's image, made once and cached: an armhf Debian 12
+# minbase root file system with systemd on an ext4 SD-card image, Debian's
+# armmp kernel and the Raspberry Pi 2 B device tree.
+#
+#   image.sh            prints the cache directory holding the image (and
+#                       builds it first if it is not there)
+#
+# Nothing foreign is installed on the host. The kernel and busybox-static
+# armhf packages are fetched with `apt-get download` and unpacked with
+# dpkg-deb -x into the cache; debootstrap's first stage only downloads and
+# unpacks. binfmt_misc may be missing (it is here), so no armhf program runs
+# on the host: debootstrap's second stage runs inside the emulated board
+# itself, booted once from a busybox initramfs (guest/init), which then
+# writes `second-stage-ok` to the console and resets (qemu -no-reboot exits).
+#
+# Cache: ${BOARD_CACHE:-~/.cache/fulmar/board}/<key>, the key a hash of what
+# the image depends on: this script (its comments aside), guest/board-setup
+# and board-job.service (init and board-job come with every boot), the kernel
+# package's version, busybox-static's and the package list. A new kernel
+# upload, a change here or a new package list makes a new image; an
+# unchanged key reuses it. The Debian
+# mirror moves between builds, so two builds are the same package set, not
+# the same bytes (debootstrap has no snapshot pinning; SOURCE_DATE_EPOCH is
+# not honoured by it either).
+#
+# The cache holds: vmlinuz, rpi2.dtb (the mini-UART enabled for the console),
+# mods/ (the SD-card and ext4 modules for the initramfs, in load order),
+# busybox, rootfs.img (1 GiB, sparse: QEMU wants a power-of-two SD card),
+# build.log and ready. debs/ beside the images keeps debootstrap's downloads.
+#
+# Environment: BOARD_CACHE, BOARD_MIRROR (default: the mirror apt uses, deps_mirror),
+# BOARD_BUILD_TIMEOUT (wall-clock seconds for the second stage, default 5400).
+#
+# Exit: 0 and the directory on stdout; 77 with a reason when qemu or the
+# packages cannot be had (see DEPS_BOARD in tools/deps.sh); 1 when the build
+# failed (its log is kept next to it).
+set -eEuo pipefail
+on_err() { echo "board-image: error: line $1: $2 failed" >&2; exit 1; }
+trap 'on_err $LINENO "$BASH_COMMAND"' ERR
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tools/deps.sh
+. "$here/../../tools/deps.sh"
+skip() { echo "SKIP: $*" >&2; exit 77; }
+log() { echo "board-image: $*" >&2; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }'; }
+
+for cmd in qemu-system-arm apt-get apt-cache dpkg-deb debootstrap mke2fs depmod modprobe \
+	fdtput cpio gzip flock timeout; do
+	command -v "$cmd" >/dev/null || skip "no $cmd (see DEPS_BOARD in tools/deps.sh)"
+done
+[ "$(id -u)" = 0 ] || skip "debootstrap needs root (device nodes and ownership in the image)"
+
+# What the daemon links (libgpiod, libiio, libsystemd) and what the test
+# looks at the service with (ps, getpcaps).
+packages=systemd,systemd-sysv,udev,dbus,kmod,procps,libcap2-bin,libgpiod2,libiio0
+mirror=${BOARD_MIRROR:-$(deps_mirror)}
+suite=bookworm
+size=1G
+
+kpkg=$(apt-cache depends linux-image-armmp:armhf 2>/dev/null |
+	sed -n 's/^ *Depends: \(linux-image-.*-armmp\)\(:armhf\)\?$/\1/p' | head -n1)
+[ -n "$kpkg" ] || skip "apt knows no linux-image-armmp:armhf (dpkg --add-architecture armhf; apt-get update)"
+kver=${kpkg#linux-image-}
+kpkg_ver=$(apt-cache show --no-all-versions "$kpkg:armhf" | sed -n 's/^Version: //p' | head -n1)
+bb_ver=$(apt-cache show --no-all-versions busybox-static:armhf | sed -n 's/^Version: //p' | head -n1)
+[ -n "$kpkg_ver" ] && [ -n "$bb_ver" ] || skip "apt cannot show $kpkg or busybox-static for armhf"
+
+key=$( (echo "$kpkg $kpkg_ver busybox-static $bb_ver $suite $packages $size"
+	grep -v '^[[:space:]]*#' "$here/image.sh"; cat "$here"/guest/board-setup "$here"/guest/board-job.service) |
+	sha256sum | cut -c1-16)
+cache_root=${BOARD_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/fulmar/board}
+dir=$cache_root/$key
+mkdir -p "$cache_root"
+exec {lock_fd}>"$cache_root/lock"
+flock "$lock_fd"
+if [ -f "$dir/ready" ]; then
+	echo "$dir"
+	exit 0
+fi
+
+t0=$(now)
+tmp=$dir.tmp
+rm -rf "$tmp"
+mkdir -p "$tmp/dl"
+log "building the board image $key ($kpkg $kpkg_ver) in $dir; the first time takes long"
+if ! (cd "$tmp/dl" && apt-get -q -o APT::Sandbox::User=root download \
+	"$kpkg:armhf" busybox-static:armhf) >"$tmp/download.log" 2>&1; then
+	tail -n 5 "$tmp/download.log" >&2
+	skip "cannot download $kpkg or busybox-static (offline?)"
+fi
+dpkg-deb -x "$tmp"/dl/linux-image-*.deb "$tmp/k"
+dpkg-deb -x "$tmp"/dl/busybox-static_*.deb "$tmp/bb"
+# The package has no modules.dep: its postinst would make it.
+depmod -b "$tmp/k" "$kver"
+cp "$tmp/k/boot/vmlinuz-$kver" "$tmp/vmlinuz"
+cp "$tmp/bb/bin/busybox" "$tmp/busybox"
+cp "$tmp/k/usr/lib/linux-image-$kver/bcm2836-rpi-2-b.dtb" "$tmp/rpi2.dtb"
+# The first -serial is the PL011 (ttyAMA0), kept for the HIL link; the
+# second, the mini-UART, is the console, and the Pi 2's tree disables it.
+fdtput -t s "$tmp/rpi2.dtb" /soc/serial@7e215040 status okay
+# The SD card: QEMU's raspi2b routes it to the sdhost controller once the
+# kernel muxes GPIO 48-53 to it (the tree's mmc@7e202000, bcm2835.ko);
+# sdhci-iproc is not needed. ext4 is a module too. bcm2835_wdt gives
+# `reboot -f` the reset that ends qemu under -no-reboot.
+mkdir -p "$tmp/mods"
+i=0
+for m in $(for n in bcm2835 ext4 bcm2835_wdt; do
+	modprobe -d "$tmp/k" -S "$kver" --show-depends "$n"; done | awk '$1 == "insmod" { print $2 }'); do
+	i=$((i + 1))
+	cp "$m" "$tmp/mods/$(printf %02d "$i")-$(basename "$m")"
+done
+
+log "debootstrap first stage ($suite armhf minbase: $packages)"
+t1=$(now)
+mkdir -p "$cache_root/debs"
+if ! debootstrap --foreign --arch=armhf --variant=minbase --include="$packages" \
+	--cache-dir="$cache_root/debs" "$suite" "$tmp/root" "$mirror" >"$tmp/debootstrap1.log" 2>&1; then
+	tail -n 5 "$tmp/debootstrap1.log" >&2
+	skip "debootstrap's first stage failed (offline?); see $tmp/debootstrap1.log"
+fi
+log "first stage: $(since "$t1") s"
+r=$tmp/root
+cp -a "$tmp/k/lib/modules" "$r/lib/"
+echo board >"$r/etc/hostname"
+printf '/dev/mmcblk0 / ext4 rw,noatime 0 1\n' >"$r/etc/fstab"
+# The second stage is dpkg on an emulated SD card: no fsync for each file
+# (board-setup removes this once it is done).
+echo force-unsafe-io >"$r/etc/dpkg/dpkg.cfg.d/board-build-unsafe-io"
+install -D -m 0644 "$here/guest/board-job.service" "$r/etc/systemd/system/board-job.service"
+install -D -m 0755 "$here/guest/board-job" "$r/usr/local/sbin/board-job"
+install -D -m 0755 "$here/guest/board-setup" "$r/usr/local/sbin/board-setup"
+truncate -s "$size" "$tmp/rootfs.img"
+mke2fs -q -t ext4 -L board -E root_owner=0:0 -d "$r" "$tmp/rootfs.img"
+rm -rf "$r" "$tmp/k" "$tmp/bb"
+
+log "second stage inside the emulated board (slow: the guest is 15-20x slower)"
+t2=$(now)
+"$here/boot.sh" --image "$tmp" --first-boot --timeout "${BOARD_BUILD_TIMEOUT:-5400}" \
+	>"$tmp/second-stage.log" 2>&1 || true
+grep -q 'second-stage-ok' "$tmp/second-stage.log" || {
+	tail -n 20 "$tmp/second-stage.log" >&2
+	log "the second stage failed; its log: $tmp/second-stage.log"
+	exit 1
+}
+log "second stage: $(since "$t2") s"
+log "image built in $(since "$t0") s"
+echo "cold build $(since "$t0") s, second stage $(since "$t2") s" >"$tmp/build.log"
+rm -rf "$tmp/dl"
+rm -rf "$dir"
+mv "$tmp" "$dir"
+touch "$dir/ready"
+echo "$dir"
