@@ -43,6 +43,16 @@ static int parse(const char *text)
 	return config_parse(&cfg, text, "t.conf", &board, err, sizeof(err));
 }
 
+/* A pseudo-terminal's master, its slave ready to open as a serial device. */
+static int pty_master(void)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(master >= 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	return master;
+}
+
 static void test_devices_unreadable_path_names_the_device_and_path(void **state)
 {
 	assert_int_equal(parse(""), 0);
@@ -52,10 +62,7 @@ static void test_devices_unreadable_path_names_the_device_and_path(void **state)
 
 static void test_devices_override_opens_the_configured_path_and_skips_optional_ones(void **state)
 {
-	int master = posix_openpt(O_RDWR | O_NOCTTY);
-	assert_true(master >= 0);
-	assert_int_equal(grantpt(master), 0);
-	assert_int_equal(unlockpt(master), 0);
+	int master = pty_master();
 	char text[256];
 	snprintf(text, sizeof(text), "[devices]\ngps = %s\n", ptsname(master));
 	assert_int_equal(parse(text), 0);
@@ -80,10 +87,7 @@ static void test_devices_hil_opens_only_the_configured_ones(void **state)
 	assert_int_equal(parse("[devices]\ntelem = /nonexistent/ttyTELEM\n"), 0);
 	assert_int_equal(devices_open(&d, &board, &cfg, true, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "/nonexistent/ttyTELEM: No such file or directory"));
-	int master = posix_openpt(O_RDWR | O_NOCTTY);
-	assert_true(master >= 0);
-	assert_int_equal(grantpt(master), 0);
-	assert_int_equal(unlockpt(master), 0);
+	int master = pty_master();
 	char text[256];
 	snprintf(text, sizeof(text), "[devices]\ntelem = %s\n", ptsname(master));
 	assert_int_equal(parse(text), 0);
@@ -107,10 +111,7 @@ static void test_devices_malformed_override_names_the_config_line(void **state)
 
 static void test_devices_optional_device_opened_when_configured_fails_clearly(void **state)
 {
-	int master = posix_openpt(O_RDWR | O_NOCTTY);
-	assert_true(master >= 0);
-	grantpt(master);
-	unlockpt(master);
+	int master = pty_master();
 	char text[256];
 	snprintf(text, sizeof(text), "[devices]\ngps = %s\nbuzzer = nosuchchip:3\n", ptsname(master));
 	assert_int_equal(parse(text), 0);
