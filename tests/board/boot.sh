@@ -67,9 +67,23 @@ mkdir -p "$ird/overlay/etc/systemd/system"
 ln -s /dev/null "$ird/overlay/etc/systemd/system/e2scrub_reap.service"
 (cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.gz"
 
+# A test boot writes to a throw-away overlay (-snapshot) that qemu keeps in
+# TMPDIR: in memory (/dev/shm) and without flushes to the host (cache=unsafe),
+# so a host busy with I/O (stress-ng --io calls sync() all the time) cannot
+# stall the emulated SD card past its driver's timeout. Seen: "sdhost-bcm2835:
+# timeout waiting for hardware interrupt", then ext4 checksum errors and
+# "Exec format error" for every program, with the overlay on the host's disk
+# while tools/test ran beside it. The image's first boot writes the image
+# itself, with flushes.
+drive="if=sd,format=raw,file=$image/rootfs.img"
+qemu_tmp=${TMPDIR:-/tmp}
+if [ $first = 0 ]; then
+	drive+=",cache=unsafe"
+	[ -d /dev/shm ] && [ -w /dev/shm ] && qemu_tmp=/dev/shm
+fi
 args=(-M raspi2b -smp 4 -m 1G -nodefaults -no-user-config -display none -nic none -no-reboot
 	-kernel "$image/vmlinuz" -dtb "$image/rpi2.dtb" -initrd "$work/initramfs.gz"
-	-drive "if=sd,format=raw,file=$image/rootfs.img")
+	-drive "$drive")
 [ $first = 1 ] || args+=(-snapshot)
 if [ -n "$hil" ]; then
 	hil_id=$(sed -n 's/.*id=\([^,]*\).*/\1/p' <<<"$hil")
@@ -85,7 +99,8 @@ echo "board-boot: qemu-system-arm ${args[*]}" >&2
 rc=0
 # timeout passes a TERM on to qemu: so does this script (a test runner's
 # kill must not leave a board running).
-timeout "$timeout_s" nice -n 10 qemu-system-arm "${args[@]}" </dev/null > >(tee "$work/console") &
+TMPDIR=$qemu_tmp timeout "$timeout_s" nice -n 10 qemu-system-arm "${args[@]}" </dev/null \
+	> >(tee "$work/console") &
 qpid=$!
 trap 'kill "$qpid" 2>/dev/null; wait "$qpid"; exit 143' TERM INT
 wait "$qpid" || rc=$?
