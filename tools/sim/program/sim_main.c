@@ -1256,7 +1256,8 @@ int main(int argc, char **argv)
 	}
 	unsigned int steps = s->opt.world.imu_hz / s->opt.frame_hz;
 	say("%s, %u Hz physics, %u Hz HIL_SENSOR, %s%s; seed %llu; %u time-line events", s->link.name,
-	    s->opt.world.imu_hz, s->opt.world.sensor_hz, s->opt.realtime ? "real time" : "lock-step", s->opt.realtime ? "" : (steps > 1 ? " frames" : ""),
+	    s->opt.world.imu_hz, s->opt.world.sensor_hz, s->opt.realtime ? "real time" : "lock-step",
+	    s->opt.realtime ? "" : (steps > 1 ? " frames" : ""),
 	    (unsigned long long)s->opt.world.seed, s->tl.count);
 
 	/* Before the wait, so that the autopilot's first frames are as prompt as the rest. */
