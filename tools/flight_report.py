@@ -358,7 +358,8 @@ CHECKS = {
     'none': [],
 }
 # The demo at other sensor rates (tests/hil demo_100hz .. demo_400hz_fresh: HIL_SENSOR at
-# 100, 200, 250 and 400 Hz). fulmar-sim's turbulence ticks on its own 1 ms clock, so these fly
+# 100, 200, 250 and 400 Hz; demo_200hz_of_1khz: 200 Hz of 1 kHz physics, fulmar-sim
+# --sensor-hz, which lands as short: docs/simulator.md). fulmar-sim's turbulence ticks on its own 1 ms clock, so these fly
 # the demo's air; what differs is the sensor rate (and with it the control rate below 400 Hz).
 # The demo's bounds, but the touchdown along the approach: the same air at 100..1000 Hz
 # touched down from 8.0 (1 kHz) to 16.5 m (100 Hz) short, 10.3..11.4 m short at 200..400 Hz.

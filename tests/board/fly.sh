@@ -23,9 +23,10 @@
 # On the host: the flight is scored from the simulator's truth with the
 # demo's bounds (tools/flight_report.py --check demo).
 #
-# Environment: BOARD_IMU_HZ (physics and HIL_SENSOR rate, default 1000, the
-# rate the demo's bounds were set at: see README.md for why that is slow),
-# BOARD_FRAME_HZ (lock-step frames a second, default 50), BOARD_DURATION
+# Environment: BOARD_IMU_HZ (physics rate, default 1000, the rate the demo's
+# bounds were set at), BOARD_SENSOR_HZ (HIL_SENSOR rate, a divisor of it and a
+# multiple of the frame rate, default BOARD_IMU_HZ: see README.md for why 1000
+# is slow over the board's UART), BOARD_FRAME_HZ (lock-step frames a second, default 50), BOARD_DURATION
 # (simulated seconds; set, the flight is cut short and not scored: a check
 # of the link, the service and the watchdog), BOARD_TIMEOUT (wall-clock
 # seconds for the whole run, default 14400).
@@ -42,6 +43,7 @@ fulmard=$(readlink -f "$1")
 sim=$(readlink -f "$2")
 out=$(readlink -f "${3:-$top/board-out}")
 imu_hz=${BOARD_IMU_HZ:-1000}
+sensor_hz=${BOARD_SENSOR_HZ:-$imu_hz}
 frame_hz=${BOARD_FRAME_HZ:-50}
 duration=${BOARD_DURATION:-}
 total_s=${BOARD_TIMEOUT:-14400}
@@ -181,7 +183,7 @@ while [ ! -e "$out/hil.pty" ]; do
 	sleep 0.2
 done
 
-simargs=(--serial "$out/hil.pty:$baud" --imu-hz "$imu_hz" --frame-hz "$frame_hz"
+simargs=(--serial "$out/hil.pty:$baud" --imu-hz "$imu_hz" --sensor-hz "$sensor_hz" --frame-hz "$frame_hz"
 	--seed "$dseed" --wind "$dwind" --turbulence "$dturb" --rc-mode-pwm 1550
 	--faults "$top/missions/cmac-circuit.timeline" --truth "$out/truth.csv" --status-hz 1
 	--duration "${duration:-1200}" --timeout 60 --end-landed 2)

@@ -6,10 +6,11 @@ simulator's ground truth.
 
   test_hil.py CASE FULMARD FULMAR_SIM [FULMAR_LOG]
 
-Cases: sensors, sensor_health, estimator, demo, demo_100hz, demo_200hz, demo_250hz, demo_400hz_fresh, windy,
-determinism, gps_loss, low_battery, rc_loss, rc_stall, modes, gcs_loss, log_crash, log_download
-(the demos and log_crash read the flight log with FULMAR_LOG), and realtime_overload (8 minutes
-under stress-ng, overloaded twice: suite 'realtime', which tools/test runs natively only).
+Cases: sensors, sensor_health, estimator, demo, demo_100hz, demo_200hz, demo_250hz, demo_400hz_fresh,
+demo_200hz_of_1khz, windy, determinism, gps_loss, low_battery, rc_loss, rc_stall, modes, gcs_loss,
+log_crash, log_download (the demos and log_crash read the flight log with FULMAR_LOG), and
+realtime_overload (8 minutes under stress-ng, overloaded twice: suite 'realtime', which
+tools/test runs natively only).
 Exit 0 passed, 1 failed (with what and why). Standard library only.
 """
 import atexit
@@ -698,15 +699,19 @@ def log_rows(fulmar_log, path, kind):
     return [dict(zip(head, ln.split(','))) for ln in lines[1:]]
 
 
-def demo_at_rate(fulmard, sim, fulmar_log, hz, frame_hz, all_fresh=False):
+def demo_at_rate(fulmard, sim, fulmar_log, hz, frame_hz, all_fresh=False, physics_hz=None):
     """The demo (DEMO_WORLD, scored against CHECKS['demo_rate']) with HIL_SENSOR at hz in lock-step
     frames of frame_hz, optionally with every field marked fresh in every message (as other
-    simulators send it). fulmar-sim's physics steps at the same rate. The estimator takes
+    simulators send it). fulmar-sim's physics steps at the same rate, or at physics_hz with
+    --sensor-hz hz (each HIL_SENSOR the mean of the IMU's samples since the last, the
+    board's way: tests/board/README.md, "The HIL rate"). The estimator takes
     every rate by its time stamps: tilt and heading within 1.5 s of the first sample, no GPS
     glitch, and in the air (from a second after the throw) the barometer, compass and
     airspeed fused (XKF4.SS) and inside their gates (SH, SM, SVT under 1) in every log
     record."""
-    args = fr.demo_sim_args() + ['--imu-hz', str(hz), '--frame-hz', str(frame_hz)]
+    args = fr.demo_sim_args() + ['--imu-hz', str(physics_hz or hz), '--frame-hz', str(frame_hz)]
+    if physics_hz:
+        args += ['--sensor-hz', str(hz)]
     if all_fresh:
         args.append('--all-fresh')
     f = Flight(fulmard, sim, 'demo%d' % hz, sim_args=args)
@@ -715,8 +720,9 @@ def demo_at_rate(fulmard, sim, fulmar_log, hz, frame_hz, all_fresh=False):
     aligned = event_time(events, 'EKF: tilt alignment complete')
     yaw = event_time(events, 'EKF: yaw alignment complete')
     check(aligned is not None and yaw is not None and yaw <= 1.5,
-          'HIL_SENSOR at %d Hz%s: tilt and heading aligned at %s s' % (
-              hz, ', every field fresh' if all_fresh else '', yaw))
+          'HIL_SENSOR at %d Hz%s%s: tilt and heading aligned at %s s' % (
+              hz, ', every field fresh' if all_fresh else '',
+              ' of %d Hz physics' % physics_hz if physics_hz else '', yaw))
     glitches = [t for t, txt in events if txt == 'EKF: GPS glitch']
     check(not glitches, 'no GPS glitch: %d' % len(glitches))
     if not fulmar_log:
@@ -1419,7 +1425,9 @@ CASES = {'sensors': case_sensors, 'sensor_health': case_sensor_health, 'demo': c
          'demo_100hz': lambda d, s, l=None: demo_at_rate(d, s, l, 100, 100),
          'demo_200hz': lambda d, s, l=None: demo_at_rate(d, s, l, 200, 200),
          'demo_250hz': lambda d, s, l=None: demo_at_rate(d, s, l, 250, 250),
-         'demo_400hz_fresh': lambda d, s, l=None: demo_at_rate(d, s, l, 400, 200, all_fresh=True)}
+         'demo_400hz_fresh': lambda d, s, l=None: demo_at_rate(d, s, l, 400, 200, all_fresh=True),
+         # the board's link (tests/board/fly.sh): 200 Hz HIL_SENSOR of 1 kHz physics, 50 Hz frames
+         'demo_200hz_of_1khz': lambda d, s, l=None: demo_at_rate(d, s, l, 200, 50, physics_hz=1000)}
 
 
 def main():

@@ -122,6 +122,28 @@ def lockstep(env):
     check(len(head) == len(rows[10]), "columns")
 
 
+@case
+def sensor_hz(env):
+    """--sensor-hz 200 of 1 kHz physics in 50 Hz frames, as tests/board flies: four HIL_SENSOR a
+    frame, the first at 5 ms, the slower messages at their rates, the truth at the physics'."""
+    truth = os.path.join(env.tmp, "t.csv")
+    r = Run(env, ["--duration", "4", "--truth", truth, "--imu-hz", "1000", "--sensor-hz", "200",
+                  "--frame-hz", "50"], ["--idle", "1"]).wait()
+    check(r.rc == 0, "exit status %d" % r.rc)
+    check("1000 Hz physics, 200 Hz HIL_SENSOR" in r.err, "the rates are not named on stderr")
+    check(r.peer_rc == 0, "the peer found the stream broken")
+    s = r.peer_stats()
+    check(s["sensors"] == 800, "HIL_SENSOR %d, not 800 (200 Hz)" % s["sensors"])
+    check(s["first_us"] == 5000 and s["last_us"] == 4000000, "times %d..%d" % (s["first_us"], s["last_us"]))
+    check(s["resets"] == 1, "reset bits %d" % s["resets"])
+    check(s["rc"] == 200 and s["state"] == 200, "RC %d, state %d, not 50 Hz" % (s["rc"], s["state"]))
+    check(s["batt"] == 40 and s["gps"] == 20, "battery %d, GPS %d, not 10 and 5 Hz" % (s["batt"], s["gps"]))
+    check(s["answers"] >= 199, "answers %d: one per 20 ms frame" % s["answers"])
+    head, rows = read_truth(truth)
+    check(len(rows) == 200 and rows[-1]["t_s"] == "4.000", "truth rows %d, last %s" % (len(rows), rows[-1]["t_s"]))
+    check(abs(float(rows[-1]["throttle"]) - 0.75) < 1e-3 and rows[-1]["armed"] == "1", "controls not applied")
+
+
 FAULTS = """# a flight with everything
 1.0 throw
 2   rc 8=1800
@@ -265,6 +287,18 @@ def bad_options(env):
     check(r.rc == 2 and (path + ":3: duration 'soon'") in r.err, "status %d" % r.rc)
     r = Run(env, ["--imu-hz", "1000", "--frame-hz", "300"], peer=False).wait()
     check(r.rc == 2 and "--frame-hz" in r.err, "status %d" % r.rc)
+    # HIL_SENSOR every whole number of steps, and frames of whole HIL_SENSOR messages
+    r = Run(env, ["--imu-hz", "1000", "--sensor-hz", "300"], peer=False).wait()
+    check(r.rc == 2 and "--sensor-hz 300" in r.err and "a divisor of --imu-hz 1000" in r.err,
+          "status %d: %s" % (r.rc, r.err))
+    r = Run(env, ["--imu-hz", "500", "--sensor-hz", "1000"], peer=False).wait()
+    check(r.rc == 2 and "--sensor-hz 1000" in r.err, "status %d: %s" % (r.rc, r.err))
+    r = Run(env, ["--sensor-hz", "200"], peer=False).wait()   # the default 250 frames
+    check(r.rc == 2 and "whole number of HIL_SENSOR messages of --sensor-hz 200" in r.err,
+          "status %d: %s" % (r.rc, r.err))
+    for bad in ("20", "200.5", "fast"):
+        r = Run(env, ["--sensor-hz", bad], peer=False).wait()
+        check(r.rc == 2 and ("bad value '%s' for --sensor-hz" % bad) in r.err, "--sensor-hz %s: status %d" % (bad, r.rc))
     r = Run(env, ["--timeout", "soon"], peer=False).wait()
     check(r.rc == 2 and "bad value 'soon' for --timeout" in r.err, "status %d: %s" % (r.rc, r.err))
     r = Run(env, ["--airframe", "concorde"], peer=False).wait()

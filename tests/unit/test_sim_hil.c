@@ -2,6 +2,7 @@
 /* fulmar-sim's HIL framing without sockets: what a frame carries, in what
  * order and at what rates (docs/hil.md), and what it does with the controls
  * an autopilot sends back, good and bad. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,7 +21,7 @@ static struct sim_world world;
 static struct sim_hil hil;
 static struct sim_hil_tx tx;
 
-static void start(const char *timeline)
+static void start_at(const char *timeline, unsigned int imu_hz, unsigned int sensor_hz)
 {
 	char err[160];
 	struct sim_world_config c;
@@ -31,8 +32,15 @@ static void start(const char *timeline)
 	sim_world_config_default(&c);
 	/* The surfaces commanded are then the wire's (test_sim_world checks the throw). */
 	c.surface_throw = 1.0;
+	c.imu_hz = imu_hz;
+	c.sensor_hz = sensor_hz;
 	assert_int_equal(sim_world_init(&world, &c, &tl), 0);
 	sim_hil_init(&hil, &world, 1, 1);
+}
+
+static void start(const char *timeline)
+{
+	start_at(timeline, 1000, 0);
 }
 
 /* The frames in tx, parsed back as an autopilot would. */
@@ -155,6 +163,164 @@ static void test_sim_hil_all_fresh_marks_every_field_but_a_dropped_sensors(void 
 	}
 	assert_int_equal(sensors, 1000);
 	assert_int_equal(without_baro, 200);
+}
+
+/* --sensor-hz 200 under 1000 Hz physics, in 50 Hz lock-step frames of 20
+ * steps: four HIL_SENSOR a frame, every 5 ms, the last ending the frame; the
+ * slower sensors and the other messages at their own rates, each going out
+ * with (and stamped as) a HIL_SENSOR. */
+static void test_sim_hil_sensor_hz_decimates_the_reports(void **state)
+{
+	static struct mavlink_frame f[64];
+	unsigned int count[256] = { 0 }, baro = 0, mag = 0, pitot = 0;
+	uint64_t t_expect = 5000, first_gps_us = 0;
+	start_at("", 1000, 200);
+	assert_int_equal(world.report_every, 5);
+	for (int i = 0; i < 50; i++) {
+		assert_int_equal(sim_hil_frame(&hil, 20, &tx, NULL, NULL), 4);
+		assert_int_equal(tx.n_sensor, 4);
+		unsigned int n = parse_tx(f, 64);
+		assert_int_equal(f[n - 1].msgid, MAVLINK_MSG_ID_HIL_SENSOR);
+		uint64_t pending[8];   /* the other messages' times since the last HIL_SENSOR */
+		unsigned int n_pending = 0;
+		for (unsigned int k = 0; k < n; k++) {
+			count[f[k].msgid & 0xff]++;
+			uint64_t t = 0;
+			if (f[k].msgid == MAVLINK_MSG_ID_HIL_GPS) {
+				struct mavlink_hil_gps g;
+				mavlink_hil_gps_unpack(mavlink_payload(&f[k]), f[k].len, &g);
+				t = g.time_usec;
+				if (!first_gps_us)
+					first_gps_us = t;
+			} else if (f[k].msgid == MAVLINK_MSG_ID_HIL_RC_INPUTS_RAW) {
+				struct mavlink_hil_rc_inputs_raw r;
+				mavlink_hil_rc_inputs_raw_unpack(mavlink_payload(&f[k]), f[k].len, &r);
+				t = r.time_usec;
+			} else if (f[k].msgid == MAVLINK_MSG_ID_HIL_STATE_QUATERNION) {
+				struct mavlink_hil_state_quaternion q;
+				mavlink_hil_state_quaternion_unpack(mavlink_payload(&f[k]), f[k].len, &q);
+				t = q.time_usec;
+			}
+			if (f[k].msgid != MAVLINK_MSG_ID_HIL_SENSOR) {
+				if (t && n_pending < 8)
+					pending[n_pending++] = t;
+				continue;
+			}
+			struct mavlink_hil_sensor m;
+			mavlink_hil_sensor_unpack(mavlink_payload(&f[k]), f[k].len, &m);
+			assert_int_equal(m.time_usec, t_expect);
+			/* the first report is the flight's start, everything in it new */
+			if (t_expect == 5000)
+				assert_int_equal(m.fields_updated, 0x80001fffu);
+			else
+				assert_int_equal(m.fields_updated & SIM_HIL_RESET_BIT, 0);
+			assert_int_equal(m.fields_updated & 0x3fu, SIM_HIL_ACCEL_BITS | SIM_HIL_GYRO_BITS);
+			baro += !!(m.fields_updated & SIM_HIL_ABS_PRESSURE_BIT);
+			mag += !!(m.fields_updated & SIM_HIL_MAG_BITS);
+			pitot += !!(m.fields_updated & SIM_HIL_DIFF_PRESSURE_BIT);
+			/* what came before it belongs to its step: stamped with its time */
+			for (unsigned int j = 0; j < n_pending; j++)
+				assert_int_equal(pending[j], m.time_usec);
+			n_pending = 0;
+			t_expect += 5000;
+		}
+	}
+	assert_int_equal(count[MAVLINK_MSG_ID_HIL_SENSOR], 200);
+	assert_int_equal(baro, 50);
+	assert_int_equal(mag, 100);
+	assert_int_equal(pitot, 50);
+	assert_int_equal(count[MAVLINK_MSG_ID_HIL_RC_INPUTS_RAW], 50);
+	assert_int_equal(count[MAVLINK_MSG_ID_HIL_STATE_QUATERNION], 50);
+	assert_int_equal(count[MAVLINK_MSG_ID_BATTERY_STATUS], 10);
+	assert_int_equal(count[MAVLINK_MSG_ID_HIL_GPS], 5);
+	assert_int_equal(first_gps_us, 155000);   /* measured at the first report, 150 ms latency */
+}
+
+/* Each report at a lower --sensor-hz is the mean of the IMU's samples at the
+ * physics steps since the last: the same world (seed, air start, so the
+ * aircraft moves) reporting every step gives those samples. The mean also
+ * takes the white noise down by the square root of the decimation, as the
+ * noise density has it for the lower output rate. */
+static void test_sim_hil_sensor_hz_reports_the_mean_of_the_steps(void **state)
+{
+	static struct sim_world a, b;
+	struct sim_world_config c;
+	sim_world_config_default(&c);
+	c.air_start = true;
+	c.air_start_alt_m = 100.0;
+	c.air_start_speed_m_s = 18.0;
+	assert_int_equal(sim_world_init(&a, &c, NULL), 0);
+	c.sensor_hz = 250;
+	assert_int_equal(sim_world_init(&b, &c, NULL), 0);
+	struct v3 sum_g = v3_make(0, 0, 0), sum_a = v3_make(0, 0, 0);
+	unsigned int reports = 0;
+	for (int i = 1; i <= 2000; i++) {
+		struct sim_step_out oa, ob;
+		sim_world_step(&a, &oa);
+		sim_world_step(&b, &ob);
+		/* the same physics: the reporting changes nothing in the air */
+		assert_true(v3_norm(v3_sub(a.st.pos_ned_m, b.st.pos_ned_m)) == 0.0);
+		assert_true(oa.report && (oa.fresh & SIM_OUT_ACCEL));
+		sum_g = v3_add(sum_g, a.pub.imu.gyro_rad_s);
+		sum_a = v3_add(sum_a, a.pub.imu.accel_m_s2);
+		assert_int_equal(ob.report, i % 4 == 0);
+		assert_int_equal(!!(ob.fresh & (SIM_OUT_ACCEL | SIM_OUT_GYRO)), ob.report);
+		if (!ob.report)
+			continue;
+		assert_int_equal(b.pub.imu.t_us, (uint64_t)i * 1000u);
+		struct v3 dg = v3_sub(b.pub.imu.gyro_rad_s, v3_scale(sum_g, 0.25));
+		struct v3 da = v3_sub(b.pub.imu.accel_m_s2, v3_scale(sum_a, 0.25));
+		assert_true(v3_norm(dg) < 1e-12 && v3_norm(da) < 1e-12);
+		sum_g = sum_a = v3_make(0, 0, 0);
+		reports++;
+	}
+	assert_int_equal(reports, 500);
+}
+
+/* At rest, the gyro's scatter is its white noise: at 250 Hz, the mean of four
+ * 1 kHz samples, half of it (within the scatter of 500 and 2000 samples). */
+static void test_sim_hil_sensor_hz_noise_falls_with_the_rate(void **state)
+{
+	static struct sim_world w;
+	double sd[2];
+	for (int r = 0; r < 2; r++) {
+		struct sim_world_config c;
+		sim_world_config_default(&c);
+		c.sensor_hz = r ? 250 : 0;
+		assert_int_equal(sim_world_init(&w, &c, NULL), 0);
+		double s1 = 0.0, s2 = 0.0;
+		unsigned int n = 0;
+		for (int i = 0; i < 2000; i++) {
+			struct sim_step_out o;
+			sim_world_step(&w, &o);
+			if (!o.report)
+				continue;
+			double x = w.pub.imu.gyro_rad_s.x;
+			s1 += x;
+			s2 += x * x;
+			n++;
+		}
+		sd[r] = sqrt(s2 / n - (s1 / n) * (s1 / n));
+	}
+	double ratio = sd[0] / sd[1];
+	if (!(ratio > 1.7 && ratio < 2.3))
+		fail_msg("gyro noise at 1000 Hz %.3g rad/s, at 250 Hz %.3g: ratio %.2f, not ~2", sd[0],
+			 sd[1], ratio);
+}
+
+/* sensor_hz must divide imu_hz. */
+static void test_sim_hil_sensor_hz_must_divide_the_physics_rate(void **state)
+{
+	static struct sim_world w;
+	struct sim_world_config c;
+	sim_world_config_default(&c);
+	c.sensor_hz = 300;
+	assert_int_equal(sim_world_init(&w, &c, NULL), -EINVAL);
+	c.sensor_hz = 2000;
+	assert_int_equal(sim_world_init(&w, &c, NULL), -EINVAL);
+	c.sensor_hz = 1000;
+	assert_int_equal(sim_world_init(&w, &c, NULL), 0);
+	assert_int_equal(w.report_every, 1);
 }
 
 static size_t controls_msg(uint64_t t_us, const float *c, uint8_t mode, uint64_t flags, uint8_t *out)
@@ -323,6 +489,10 @@ int main(void)
 		cmocka_unit_test(test_sim_hil_frame_sends_each_steps_messages_sensor_last),
 		cmocka_unit_test(test_sim_hil_rates_over_one_second),
 		cmocka_unit_test(test_sim_hil_all_fresh_marks_every_field_but_a_dropped_sensors),
+		cmocka_unit_test(test_sim_hil_sensor_hz_decimates_the_reports),
+		cmocka_unit_test(test_sim_hil_sensor_hz_reports_the_mean_of_the_steps),
+		cmocka_unit_test(test_sim_hil_sensor_hz_noise_falls_with_the_rate),
+		cmocka_unit_test(test_sim_hil_sensor_hz_must_divide_the_physics_rate),
 		cmocka_unit_test(test_sim_hil_applies_controls_that_answer_the_frame),
 		cmocka_unit_test(test_sim_hil_drops_bad_controls_and_says_why),
 		cmocka_unit_test(test_sim_hil_controls_without_pulses_hold_and_the_motor_stops),

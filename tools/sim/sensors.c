@@ -200,14 +200,38 @@ unsigned int sim_sensors_step(struct sim_sensors *s, const struct sim_state *st,
 	unsigned int mask = 0;
 	if (!s->started) {
 		s->started = true;
-		s->next_imu_us = s->next_baro_us = s->next_mag_us = t_us;
-		s->next_gps_us = s->next_as_us = s->next_batt_us = t_us;
-		s->baro_lagged_pa = atm->pressure_pa;
+		s->next_imu_us = t_us;
 	}
 
 	if (due(&s->next_imu_us, period_us(c->imu_rate_hz), t_us)) {
-		imu_sample(s, st, t_us, &out->imu);
+		struct sim_imu_sample x;
+		imu_sample(s, st, t_us, &x);
+		s->imu_sum_gyro = v3_add(s->imu_sum_gyro, x.gyro_rad_s);
+		s->imu_sum_accel = v3_add(s->imu_sum_accel, x.accel_m_s2);
+		s->imu_n++;
+	}
+	/* A report: the mean of the samples since the last one (with one a
+	 * report, the sample itself). */
+	uint64_t out_per = period_us(c->imu_out_hz);
+	if (out_per && t_us % out_per != 0)
+		return mask;
+	if (s->imu_n) {
+		double k = 1.0 / s->imu_n;
+		out->imu.t_us = t_us;
+		out->imu.gyro_rad_s = v3_scale(s->imu_sum_gyro, k);
+		out->imu.accel_m_s2 = v3_scale(s->imu_sum_accel, k);
+		s->imu_sum_gyro = s->imu_sum_accel = v3_make(0, 0, 0);
+		s->imu_n = 0;
 		mask |= SIM_SENS_IMU;
+	}
+
+	/* The slower sensors' schedules start at the first report, so that they
+	 * keep their rates on its grid. */
+	if (!s->slow_started) {
+		s->slow_started = true;
+		s->next_baro_us = s->next_mag_us = t_us;
+		s->next_gps_us = s->next_as_us = s->next_batt_us = t_us;
+		s->baro_lagged_pa = atm->pressure_pa;
 	}
 
 	uint64_t baro_per = period_us(c->baro_rate_hz);

@@ -18,8 +18,14 @@
 
 struct sim_sensors_config {
 	uint64_t seed;
-	/* IMU. Noise as a density: per-sample sigma = density * sqrt(rate_hz). */
-	double imu_rate_hz;
+	/* IMU. Noise as a density: per-sample sigma = density * sqrt(rate_hz).
+	 * imu_rate_hz is how often it samples (a sample a call); imu_out_hz how
+	 * often it reports (0: every sample). At a lower output rate each report
+	 * is the mean of the samples since the last one, as an IMU's decimation
+	 * filter gives, and the other sensors are read only when it reports, as
+	 * an autopilot's sensor task reads them; imu_rate_hz must then be a
+	 * whole multiple of it, and t_us in steps of 1/imu_rate_hz. */
+	double imu_rate_hz, imu_out_hz;
 	double gyro_noise_rad_s_rthz, gyro_bias_sigma_rad_s, gyro_bias_walk_rad_s_rts, gyro_scale_sigma;
 	double accel_noise_m_s2_rthz, accel_bias_sigma_m_s2, accel_bias_walk_m_s2_rts, accel_scale_sigma;
 	double vibration_m_s2;             /* at 1000 rad/s of propeller, scales with speed^2 */
@@ -101,7 +107,10 @@ struct sim_sensors {
 	struct sim_rng rng_imu, rng_baro, rng_mag, rng_gps, rng_as, rng_batt;
 	uint64_t next_imu_us, next_baro_us, next_mag_us, next_gps_us, next_as_us, next_batt_us;
 	uint64_t last_imu_us;
-	bool started;
+	bool started, slow_started;
+	/* the samples since the last report */
+	struct v3 imu_sum_gyro, imu_sum_accel;
+	unsigned int imu_n;
 	struct v3 gyro_bias, accel_bias, gyro_scale, accel_scale;
 	double vib_phase_rad;
 	double baro_lagged_pa;
@@ -120,7 +129,8 @@ void sim_sensors_init(struct sim_sensors *s, const struct sim_sensors_config *cf
 
 /* Sample the sensors that are due at t_us from the truth in st (atmosphere at
  * the aircraft in atm, home for GPS). Returns a mask of enum sim_sensor_bits;
- * only those members of out are written. */
+ * only those members of out are written. With an imu_out_hz, SIM_SENS_IMU and
+ * the other sensors come only at multiples of its period. */
 unsigned int sim_sensors_step(struct sim_sensors *s, const struct sim_state *st,
 			      const struct sim_lla *home, const struct sim_atmos *atm, uint64_t t_us,
 			      struct sim_sensor_out *out);

@@ -97,7 +97,9 @@ static void start_in_the_air(struct sim_world *w)
 int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 		   const struct sim_timeline *tl)
 {
-	if (cfg->imu_hz == 0 || 1000000u % cfg->imu_hz != 0 || cfg->rc_mode_channel < 1 ||
+	unsigned int sensor_hz = cfg->sensor_hz ? cfg->sensor_hz : cfg->imu_hz;
+	if (cfg->imu_hz == 0 || 1000000u % cfg->imu_hz != 0 || sensor_hz > cfg->imu_hz ||
+	    cfg->imu_hz % sensor_hz != 0 || cfg->rc_mode_channel < 1 ||
 	    cfg->rc_mode_channel > SIM_RC_CHANNELS || cfg->launch.duration_s <= 0.0 ||
 	    cfg->launch.speed_m_s <= 0.0)
 		return -EINVAL;
@@ -110,10 +112,13 @@ int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 	w->cfg = *cfg;
 	w->tl = tl;
 	w->dt_us = 1000000u / cfg->imu_hz;
-	/* Rates are counted from the first step, as the sensors' are. */
-	w->next_rc_us = w->next_state_us = w->dt_us;
+	w->cfg.sensor_hz = sensor_hz;
+	w->report_every = cfg->imu_hz / sensor_hz;
+	/* Rates are counted from the first report, as the sensors' are. */
+	w->next_rc_us = w->next_state_us = w->dt_us * w->report_every;
 	w->cfg.sensors.seed = cfg->seed;
 	w->cfg.sensors.imu_rate_hz = cfg->imu_hz;
+	w->cfg.sensors.imu_out_hz = sensor_hz;
 	w->cfg.wind.seed = cfg->seed;
 	if (cfg->mag_year != 0.0) {
 		struct sim_wmm f;
@@ -553,15 +558,18 @@ void sim_world_step(struct sim_world *w, struct sim_step_out *out)
 	out->t_us = t_us;
 	out->fresh = 0;
 	out->n_notes = 0;
-	out->first = w->step == 0;
 	events_and_faults(w, t_us, out);
 	physics(w, t_us);
 	w->step++;
+	out->report = w->step % w->report_every == 0;
+	out->first = w->step == w->report_every;
 	sensors(w, t_us, out);
-	if (due(&w->next_rc_us, w->cfg.rc_rate_hz, t_us) && w->rc_on &&
+	/* The rest, too, only with a report: HIL_SENSOR is the autopilot's clock,
+	 * and what comes between two would be stamped ahead of it. */
+	if (out->report && due(&w->next_rc_us, w->cfg.rc_rate_hz, t_us) && w->rc_on &&
 	    !active(w->f.rc_loss_until_us, t_us))
 		out->fresh |= SIM_OUT_RC;
-	if (due(&w->next_state_us, w->cfg.state_rate_hz, t_us))
+	if (out->report && due(&w->next_state_us, w->cfg.state_rate_hz, t_us))
 		out->fresh |= SIM_OUT_STATE;
 	out->link_up = !active(w->f.link_loss_until_us, t_us);
 }

@@ -79,6 +79,10 @@ struct sim_world_config {
 	double mag_year;
 	uint64_t seed;
 	unsigned int imu_hz;                 /* physics steps per second; divides 1000000 */
+	/* IMU reports (HIL_SENSOR) per second: divides imu_hz; 0 is imu_hz. Each is
+	 * the mean of the IMU's samples at every step since the last one; the
+	 * other sensors, RC and the ground truth come out only with a report. */
+	unsigned int sensor_hz;
 	double rc_rate_hz;                   /* HIL_RC_INPUTS_RAW */
 	double state_rate_hz;                /* ground truth (HIL_STATE_QUATERNION) */
 	uint16_t rc_mode_pwm_us;             /* the mode switch's channel at the start */
@@ -104,8 +108,9 @@ enum sim_out_bits {
 struct sim_step_out {
 	uint64_t t_us;
 	unsigned int fresh;        /* enum sim_out_bits */
+	bool report;               /* the sensors report at this step (HIL_SENSOR goes out) */
 	bool link_up;              /* false during a link_loss: send nothing, take nothing */
-	bool first;                /* the first step of the flight */
+	bool first;                /* the first report of the flight */
 	unsigned int n_notes;      /* events that fired or ended in this step */
 	char notes[SIM_NOTES_MAX][SIM_NOTE_TEXT];
 };
@@ -127,6 +132,7 @@ struct sim_world {
 	unsigned int next_event;
 	uint64_t step;                       /* steps taken */
 	uint64_t dt_us;
+	unsigned int report_every;           /* steps per sensor report: imu_hz / sensor_hz */
 	struct sim_state st;
 	struct sim_sensors sens;
 	struct sim_wind wind;
@@ -161,7 +167,8 @@ void sim_world_config_default(struct sim_world_config *c);
  * (on its wheels, nose up, if it has them: then held there, as a helper at the
  * wing strut holds it, until the autopilot first arms). tl is kept (not copied): it must
  * outlive the world, already sorted. Returns 0, or -EINVAL when imu_hz does
- * not divide a second in whole microseconds, or the time-line throws an
+ * not divide a second in whole microseconds, or sensor_hz does not divide
+ * imu_hz, or the time-line throws an
  * airframe that is not hand-launched or one that starts in the air, or the
  * air start's height or speed is not positive and finite. */
 int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,

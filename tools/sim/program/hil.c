@@ -221,7 +221,7 @@ unsigned int sim_hil_frame(struct sim_hil *h, unsigned int steps, struct sim_hil
 		h->link_up = o.link_up;
 		if (on_step)
 			on_step(ctx, h->world, &o);
-		if (!o.link_up)
+		if (!o.link_up || !o.report)
 			continue;
 		if (o.fresh & SIM_OUT_GPS)
 			send_gps(h, tx, o.t_us);

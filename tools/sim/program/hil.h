@@ -78,9 +78,11 @@ typedef void sim_hil_step_fn(void *ctx, const struct sim_world *w, const struct 
 void sim_hil_init(struct sim_hil *h, struct sim_world *w, uint8_t sysid, uint8_t compid);
 
 /* Steps the world steps times (1..SIM_HIL_MAX_STEPS) and frames what each
- * step has to send into tx (emptied first): HIL_GPS, HIL_RC_INPUTS_RAW,
- * BATTERY_STATUS, HIL_STATE_QUATERNION when due, HIL_SENSOR always, nothing
- * while the link is down. on_step may be NULL. Returns the number of
+ * sensor report (every step at the world's default sensor_hz) has to send
+ * into tx (emptied first): HIL_GPS, HIL_RC_INPUTS_RAW, BATTERY_STATUS,
+ * HIL_STATE_QUATERNION when due, HIL_SENSOR always, nothing while the link is
+ * down. A lock-step frame should end with a report: steps a multiple of
+ * the world's report_every. on_step may be NULL. Returns the number of
  * HIL_SENSOR messages framed: when it is not 0 the frame wants an answer. */
 unsigned int sim_hil_frame(struct sim_hil *h, unsigned int steps, struct sim_hil_tx *tx,
 			   sim_hil_step_fn *on_step, void *ctx);

@@ -129,8 +129,13 @@ static void usage(FILE *f)
 	      "  --sysid N --compid N   ids of the simulator's messages (default 1, 1)\n"
 	      "Time:\n"
 	      "  --realtime             step on the wall clock (default: lock-step)\n"
-	      "  --imu-hz HZ            physics and IMU rate (default 1000)\n"
-	      "  --frame-hz HZ          lock-step frames per second (default 250)\n"
+	      "  --imu-hz HZ            physics rate: the IMU samples every step (default 1000)\n"
+	      "  --sensor-hz HZ         HIL_SENSOR messages a second, a divisor of --imu-hz\n"
+	      "                         (default --imu-hz): each the mean of the IMU's samples\n"
+	      "                         since the last, as an IMU decimating to that rate gives;\n"
+	      "                         the slower sensors go out with them\n"
+	      "  --frame-hz HZ          lock-step frames per second, a divisor of --sensor-hz\n"
+	      "                         (default 250)\n"
 	      "  --spin-us US           lock-step over UDP: read the answer without blocking for\n"
 	      "                         up to US us before sleeping (default 200, 0 off)\n"
 	      "  --cpu-dma-latency US   lock-step: hold /dev/cpu_dma_latency at US us while\n"
@@ -281,7 +286,7 @@ enum {
 	OPT_WIND, OPT_GUSTS, OPT_TURB, OPT_GPS_LATENCY, OPT_THROW_AT, OPT_RC_MODE, OPT_FAULTS,
 	OPT_FAULT, OPT_TRUTH, OPT_TRUTH_HZ, OPT_STATUS_HZ, OPT_ALL_FRESH, OPT_GPS_HZ, OPT_SPIN_US,
 	OPT_CPU_DMA_LATENCY, OPT_END_LANDED, OPT_AIRFRAME, OPT_AIR_START, OPT_FIGURES, OPT_DATE,
-	OPT_HELP,
+	OPT_SENSOR_HZ, OPT_HELP,
 };
 
 static int parse_options(struct sim *s, int argc, char **argv)
@@ -294,6 +299,7 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		{ "realtime", no_argument, NULL, OPT_REALTIME },
 		{ "imu-hz", required_argument, NULL, OPT_IMU_HZ },
 		{ "frame-hz", required_argument, NULL, OPT_FRAME_HZ },
+		{ "sensor-hz", required_argument, NULL, OPT_SENSOR_HZ },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "end-landed", required_argument, NULL, OPT_END_LANDED },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -360,6 +366,11 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		case OPT_FRAME_HZ:
 			if ((ok = parse_num(a, 1, 8000, &x) && x == floor(x)))
 				o->frame_hz = (unsigned int)x;
+			break;
+		case OPT_SENSOR_HZ:
+			/* fulmard takes HIL_SENSOR at 50-2000 Hz (docs/hil.md) */
+			if ((ok = parse_num(a, 50, 8000, &x) && x == floor(x)))
+				wc->sensor_hz = (unsigned int)x;
 			break;
 		case OPT_DURATION: ok = parse_num(a, 0, 1e6, &o->duration_s); break;
 		case OPT_END_LANDED: ok = parse_num(a, 0, 1e6, &o->end_landed_s); break;
@@ -456,9 +467,22 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		say("--imu-hz %u does not divide a second into whole microseconds", wc->imu_hz);
 		return -EINVAL;
 	}
+	if (wc->sensor_hz == 0) {
+		wc->sensor_hz = wc->imu_hz;
+	} else if (wc->sensor_hz > wc->imu_hz || wc->imu_hz % wc->sensor_hz != 0) {
+		say("--sensor-hz %u: HIL_SENSOR must come every whole number of physics steps: "
+		    "a divisor of --imu-hz %u", wc->sensor_hz, wc->imu_hz);
+		return -EINVAL;
+	}
 	if (wc->imu_hz % o->frame_hz != 0 || wc->imu_hz / o->frame_hz > SIM_HIL_MAX_STEPS) {
 		say("--frame-hz %u: a frame must be a whole number of steps (1-%d) of --imu-hz %u",
 		    o->frame_hz, SIM_HIL_MAX_STEPS, wc->imu_hz);
+		return -EINVAL;
+	}
+	/* A frame ends with a HIL_SENSOR, whose time the autopilot answers with. */
+	if (wc->sensor_hz % o->frame_hz != 0) {
+		say("--frame-hz %u: a frame must be a whole number of HIL_SENSOR messages of "
+		    "--sensor-hz %u", o->frame_hz, wc->sensor_hz);
 		return -EINVAL;
 	}
 	if (o->faults_file) {
@@ -1231,8 +1255,9 @@ int main(int argc, char **argv)
 		s->truth_period_us = per < dt ? dt : per / dt * dt;
 	}
 	unsigned int steps = s->opt.world.imu_hz / s->opt.frame_hz;
-	say("%s, %u Hz physics, %s%s; seed %llu; %u time-line events", s->link.name, s->opt.world.imu_hz,
-	    s->opt.realtime ? "real time" : "lock-step", s->opt.realtime ? "" : (steps > 1 ? " frames" : ""),
+	say("%s, %u Hz physics, %u Hz HIL_SENSOR, %s%s; seed %llu; %u time-line events", s->link.name,
+	    s->opt.world.imu_hz, s->opt.world.sensor_hz, s->opt.realtime ? "real time" : "lock-step",
+	    s->opt.realtime ? "" : (steps > 1 ? " frames" : ""),
 	    (unsigned long long)s->opt.world.seed, s->tl.count);
 
 	/* Before the wait, so that the autopilot's first frames are as prompt as the rest. */
