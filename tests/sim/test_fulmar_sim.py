@@ -144,6 +144,20 @@ def sensor_hz(env):
     check(abs(float(rows[-1]["throttle"]) - 0.75) < 1e-3 and rows[-1]["armed"] == "1", "controls not applied")
 
 
+@case
+def state_hz(env):
+    """--state-hz: the truth's HIL_STATE_QUATERNION at another rate, or none (a slow serial
+    link's saving), and nothing else changes."""
+    for hz, want in (("0", 0), ("10", 20)):
+        r = Run(env, ["--duration", "2", "--imu-hz", "1000", "--sensor-hz", "200", "--frame-hz", "50",
+                      "--state-hz", hz], ["--idle", "1"]).wait()
+        check(r.rc == 0 and r.peer_rc == 0, "--state-hz %s: exit status %d, peer %d" % (hz, r.rc, r.peer_rc))
+        s = r.peer_stats()
+        check(s["state"] == want, "--state-hz %s: %d HIL_STATE_QUATERNION in 2 s, not %d" % (hz, s["state"], want))
+        check(s["sensors"] == 400 and s["rc"] == 100 and s["gps"] == 10,
+              "--state-hz %s: sensors %d, RC %d, GPS %d" % (hz, s["sensors"], s["rc"], s["gps"]))
+
+
 FAULTS = """# a flight with everything
 1.0 throw
 2   rc 8=1800
@@ -299,6 +313,8 @@ def bad_options(env):
     for bad in ("20", "200.5", "fast"):
         r = Run(env, ["--sensor-hz", bad], peer=False).wait()
         check(r.rc == 2 and ("bad value '%s' for --sensor-hz" % bad) in r.err, "--sensor-hz %s: status %d" % (bad, r.rc))
+    r = Run(env, ["--state-hz", "-1"], peer=False).wait()
+    check(r.rc == 2 and "bad value '-1' for --state-hz" in r.err, "status %d: %s" % (r.rc, r.err))
     r = Run(env, ["--timeout", "soon"], peer=False).wait()
     check(r.rc == 2 and "bad value 'soon' for --timeout" in r.err, "status %d: %s" % (r.rc, r.err))
     r = Run(env, ["--airframe", "concorde"], peer=False).wait()
