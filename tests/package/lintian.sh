@@ -10,8 +10,9 @@ command -v lintian >/dev/null || { echo "FAIL: lintian is not installed (DEPS_PA
 
 accepted=$(sed -n 's/^\([a-z0-9][a-z0-9.+-]*\)[[:space:]].*/\1/p' "$here/lintian-accepted")
 # lintian warns that it runs as root; that line is not a tag.
-log=$(lintian --no-cfg --fail-on none --display-level '>=warning' "$@" 2>&1 | grep -v 'running with root privileges')
-rc=${PIPESTATUS[0]}
+log=$(lintian --no-cfg --fail-on none --display-level '>=warning' "$@" 2>&1)
+rc=$?
+log=$(grep -v 'running with root privileges' <<<"$log")
 bad=0
 while IFS= read -r line; do
 	case $line in
