@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# The board-in-the-loop test in one command (for tools/test --long; not in
-# the default suite: it takes tens of minutes, see README.md): builds
-# fulmard for navio (armhf, boards/navio.cross) and fulmar-sim for this
-# machine under build-board/, then tests/board/fly.sh. Run from anywhere.
+# The board-in-the-loop test in one command: builds navio's Debian package
+# (tools/package navio, a cross build for armhf) into build-board/pkg and
+# fulmar-sim for this machine under build-board/native, then
+# tests/board/fly.sh. Run from anywhere.
 #
 #   tests/board/run.sh [OUTDIR]     (default: board-out/ in the checkout)
 #
@@ -27,7 +27,9 @@ build() {
 	nice -n 10 ninja -C "$dir" >"$dir.log" 2>&1 || { tail -n 30 "$dir.log" >&2; return 1; }
 }
 mkdir -p build-board
-build build-board/navio --cross-file boards/navio.cross || exit 99
+rm -rf build-board/pkg
+nice -n 10 tools/package --out build-board/pkg navio >build-board/package.log 2>&1 ||
+	{ tail -n 30 build-board/package.log >&2; exit 99; }
 build build-board/native || exit 99
-exec "$here/fly.sh" build-board/navio/src/daemon/fulmard \
+exec "$here/fly.sh" build-board/pkg/fulmar-navio_*_armhf.deb \
 	build-board/native/tools/sim/program/fulmar-sim "${1:-$top/board-out}"
