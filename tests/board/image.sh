@@ -121,12 +121,15 @@ in_arm_ns() {
 		i=$((i + 1))
 		sleep 0.05
 	done
-	if printf '0 0 65536\n' >"/proc/$pid/uid_map" && printf '0 0 65536\n' >"/proc/$pid/gid_map"; then
-		echo go >"$fifo"
-	else
+	# shellcheck disable=SC2016 # sh -c's own argument
+	if ! printf '0 0 65536\n' >"/proc/$pid/uid_map" || ! printf '0 0 65536\n' >"/proc/$pid/gid_map" ||
+		! timeout 10 sh -c 'echo go >"$1"' sh "$fifo"; then
 		kill "$pid" 2>/dev/null || true
 	fi
+	# A kill of this script ends the namespace too (unshare --kill-child).
+	trap 'kill "$pid" 2>/dev/null; exit 143' TERM INT
 	wait "$pid" || rc=$?
+	trap - TERM INT
 	rm -f "$fifo"
 	rmdir "$bdir" 2>/dev/null || true
 	return $rc
@@ -139,6 +142,7 @@ mkdir -p "$tmp/dl"
 # Linux gives a user namespace a binfmt_misc of its own from 6.7 on.
 in_arm_ns "$tmp/binfmt" 30 true 2>"$tmp/ns.log" || {
 	cat "$tmp/ns.log" >&2
+	rm -rf "$tmp"
 	skip "cannot make a user namespace with a binfmt_misc of its own (Linux 6.7 or later, user namespaces allowed)"
 }
 log "building the board image $key ($kpkg $kpkg_ver) in $dir"
