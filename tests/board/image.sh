@@ -124,15 +124,24 @@ in_arm_ns() {
 	# shellcheck disable=SC2016 # sh -c's own argument
 	if ! printf '0 0 65536\n' >"/proc/$pid/uid_map" || ! printf '0 0 65536\n' >"/proc/$pid/gid_map" ||
 		! timeout 10 sh -c 'echo go >"$1"' sh "$fifo"; then
-		kill "$pid" 2>/dev/null || true
+		ns_kill "$pid"
 	fi
-	# A kill of this script ends the namespace too (unshare --kill-child).
-	trap 'kill "$pid" 2>/dev/null; exit 143' TERM INT
+	# A kill of this script ends the namespace too.
+	trap 'ns_kill "$pid"; exit 143' TERM INT
 	wait "$pid" || rc=$?
 	trap - TERM INT
 	rm -f "$fifo"
 	rmdir "$bdir" 2>/dev/null || true
 	return $rc
+}
+
+# ns_kill PID: ends unshare PID and its namespace. unshare ignores TERM while
+# it waits, and its --kill-child was seen not to end the namespace when
+# unshare was killed (the second stage went on); SIGKILL to its child, the
+# init of the new pid namespace, ends every process in it.
+ns_kill() {
+	# shellcheck disable=SC2046 # the list of children, one pid or none
+	kill -KILL $(cat "/proc/$1/task/$1/children" 2>/dev/null) "$1" 2>/dev/null || true
 }
 
 t0=$(now)
