@@ -21,7 +21,7 @@
 # qemu-user-static's qemu-arm there with the F flag (the interpreter is
 # opened at registration, so it need not be inside the chroot). A plain
 # chroot then runs armhf programs; everything vanishes with the namespace.
-# It used to run inside the emulated board itself (27 min; now a few).
+# It used to run inside the emulated board itself (1520 s; now 300-480 s).
 #
 # Cache: ${BOARD_CACHE:-~/.cache/fulmar/board}/<key>, the key a hash of what
 # the image depends on: this script (its comments aside), guest/board-setup
