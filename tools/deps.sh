@@ -71,13 +71,14 @@ DEPS_BENCH=(rt-tests "${DEPS_LOAD[@]}")
 # the unpacked linux-kbuild tools link against (objtool needs libelf).
 DEPS_KERNEL=(qemu-system-x86 xz-utils make gcc-12 libelf1 libssl3)
 # The board-in-the-loop test (tests/board): qemu's raspi2b, debootstrap for the
-# armhf root file system (its first stage only: the second runs on the emulated
-# board), mke2fs -d to make the SD card without a loop mount, depmod and
-# modprobe --show-depends for the armmp kernel's modules, fdtput for its device
-# tree, cpio for the initramfs and socat for a pty on the board's UART. The
+# armhf root file system with qemu-user-static's qemu-arm for its second stage
+# (registered in a user namespace's own binfmt_misc, never the host's), mke2fs
+# -d to make the SD card without a loop mount, depmod and modprobe
+# --show-depends for the armmp kernel's modules, fdtput for its device tree,
+# cpio for the initramfs and socat for a pty on the board's UART. The
 # kernel and busybox-static:armhf are fetched with apt-get download into the
 # cache, never installed (busybox-static:armhf would replace the host's).
-DEPS_BOARD=(qemu-system-arm debootstrap e2fsprogs kmod device-tree-compiler cpio socat gzip)
+DEPS_BOARD=(qemu-system-arm qemu-user-static debootstrap e2fsprogs kmod device-tree-compiler cpio socat gzip)
 # Flight campaigns (tools/campaign): GNU parallel runs the flights, here or on a
 # build farm's machines (--sshloginfile), rsync carries the kit there and back.
 DEPS_CAMPAIGN=(parallel rsync python3)
