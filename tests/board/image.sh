@@ -144,16 +144,35 @@ ns_kill() {
 	kill -KILL $(cat "/proc/$1/task/$1/children" 2>/dev/null) "$1" 2>/dev/null || true
 }
 
+# in_arm_host TIMEOUT CMD...: CMD as it is, where the host's own binfmt_misc
+# already runs armhf programs through qemu-user (a Debian host with
+# qemu-user-static and systemd-binfmt or binfmt-support registers it at
+# install): nothing is registered here, the host's registration is used.
+host_arm() {
+	[ -r /proc/sys/fs/binfmt_misc/qemu-arm ] && [ "$(head -n1 /proc/sys/fs/binfmt_misc/qemu-arm)" = enabled ]
+}
+in_arm_host() {
+	local limit=$1
+	shift
+	timeout "$limit" "$@"
+}
+
 t0=$(now)
 tmp=$dir.tmp
 rm -rf "$tmp"
 mkdir -p "$tmp/dl"
-# Linux gives a user namespace a binfmt_misc of its own from 6.7 on.
-in_arm_ns "$tmp/binfmt" 30 true 2>"$tmp/ns.log" || {
+# The host's registration if it has one; else a user namespace's own
+# binfmt_misc (Linux 6.7 and later); else, nowhere to run armhf programs.
+if host_arm; then
+	arm=in_arm_host
+	log "armhf programs through the host's binfmt_misc (qemu-arm registered)"
+elif in_arm_ns "$tmp/binfmt" 30 true 2>"$tmp/ns.log"; then
+	arm="in_arm_ns $tmp/binfmt"
+else
 	cat "$tmp/ns.log" >&2
 	rm -rf "$tmp"
-	skip "cannot make a user namespace with a binfmt_misc of its own (Linux 6.7 or later, user namespaces allowed)"
-}
+	skip "cannot make a user namespace with a binfmt_misc of its own (Linux 6.7 or later, user namespaces allowed, not in a chroot), nor is qemu-arm registered in the host's binfmt_misc"
+fi
 log "building the board image $key ($kpkg $kpkg_ver) in $dir"
 if ! (cd "$tmp/dl" && apt-get -q -o APT::Sandbox::User=root download \
 	"$kpkg:armhf" busybox-static:armhf) >"$tmp/download.log" 2>&1; then
@@ -212,10 +231,21 @@ install -D -m 0755 "$here/guest/board-setup" "$r/usr/local/sbin/board-setup"
 # nodes were made by the first stage, on the host.
 log "debootstrap second stage and board-setup under qemu-user"
 t2=$(now)
+# A registration without the F flag looks for the interpreter inside the
+# chroot: it is there while the second stage runs.
+install -m 0755 "$(command -v qemu-arm-static)" "$r/usr/bin/qemu-arm-static"
 # shellcheck disable=SC2016 # the inner shell's arguments
-if ! in_arm_ns "$tmp/binfmt" "${BOARD_BUILD_TIMEOUT:-3600}" /bin/sh -c \
+rc=0
+$arm "${BOARD_BUILD_TIMEOUT:-3600}" /bin/sh -c \
 	'env container=lxc chroot "$1" /debootstrap/debootstrap --second-stage &&
-	chroot "$1" /usr/local/sbin/board-setup' sh "$r" >"$tmp/second-stage.log" 2>&1; then
+	chroot "$1" /usr/local/sbin/board-setup' sh "$r" >"$tmp/second-stage.log" 2>&1 || rc=$?
+# On the host's binfmt_misc debootstrap mounted the chroot's /proc and /sys
+# on the host's own tree; a second stage cut short leaves them there.
+for m in proc sys; do
+	! mountpoint -q "$r/$m" || umount -l "$r/$m"
+done
+rm -f "$r/usr/bin/qemu-arm-static"
+if [ $rc != 0 ]; then
 	tail -n 20 "$tmp/second-stage.log" >&2
 	[ ! -f "$r/debootstrap/debootstrap.log" ] || cp "$r/debootstrap/debootstrap.log" "$tmp/"
 	log "the second stage failed; its log: $tmp/second-stage.log"
