@@ -48,6 +48,24 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * Real threads on a loaded host may not get a CPU for a while: after min_ms,
+ * wait (up to 30 s) until each listed thread has looped at least the given
+ * number of times, so that a verdict never depends on how busy the host is.
+ */
+static void run_at_least(long min_ms, const uint64_t want[SCHED_THREAD_COUNT])
+{
+	sleep_ms(min_ms);
+	for (int waited = 0; waited < 30000; waited += 10) {
+		bool done = true;
+		for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT; i++)
+			done &= sched_loops(&s, (enum sched_thread_id)i) >= want[i];
+		if (done)
+			return;
+		sleep_ms(10);
+	}
+}
+
 static void setup_lockstep(struct probe *p, struct trace *tr)
 {
 	struct sched_cfg cfg;
@@ -181,7 +199,9 @@ static void test_sched_real_time_threads_loop_measure_and_stop(void **state)
 	assert_int_equal(sched_add_task(&s, &t1), 0);
 	assert_int_equal(sched_add_task(&s, &t2), 0);
 	assert_int_equal(sched_start(&s), 0);
-	sleep_ms(300);
+	run_at_least(300, (const uint64_t[SCHED_THREAD_COUNT]){ [SCHED_TIMER] = 11, [SCHED_MAIN] = 1,
+						       [SCHED_RCIN] = 1, [SCHED_UART] = 1,
+						       [SCHED_TONE] = 1, [SCHED_IO] = 1 });
 	sched_stop(&s);
 	sched_stop(&s);  /* twice is fine */
 	uint64_t loops = sched_loops(&s, SCHED_TIMER);
@@ -216,7 +236,8 @@ static void test_sched_real_time_paced_thread_follows_its_signal(void **state)
 	assert_int_equal(sched_add_task(&s, &t1), 0);
 	assert_int_equal(sched_add_task(&s, &t2), 0);
 	assert_int_equal(sched_start(&s), 0);
-	sleep_ms(300);
+	/* Six signals (24 imu runs) and a loop of main at least. */
+	run_at_least(300, (const uint64_t[SCHED_THREAD_COUNT]){ [SCHED_TIMER] = 28, [SCHED_MAIN] = 1 });
 	sched_stop(&s);
 	/* At most one run per signal plus time-outs; signals may merge, never multiply. */
 	uint64_t signals = imu.runs / 4;
@@ -299,7 +320,7 @@ static void test_sched_real_time_paced_thread_without_events_counts_no_overrun(v
 	struct sched_task t = { "loop", SCHED_MAIN, 0, probe_run, &loop };
 	assert_int_equal(sched_add_task(&s, &t), 0);
 	assert_int_equal(sched_start(&s), 0);
-	sleep_ms(200);
+	run_at_least(200, (const uint64_t[SCHED_THREAD_COUNT]){ [SCHED_MAIN] = 1 });
 	sched_stop(&s);
 	const struct sched_stats *st = sched_stats(&s, SCHED_MAIN);
 	assert_true(st->loops >= 1);
