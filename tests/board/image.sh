@@ -164,10 +164,10 @@ mkdir -p "$tmp/dl"
 # The host's registration if it has one; else a user namespace's own
 # binfmt_misc (Linux 6.7 and later); else, nowhere to run armhf programs.
 if host_arm; then
-	arm=in_arm_host
+	arm=(in_arm_host)
 	log "armhf programs through the host's binfmt_misc (qemu-arm registered)"
 elif in_arm_ns "$tmp/binfmt" 30 true 2>"$tmp/ns.log"; then
-	arm="in_arm_ns $tmp/binfmt"
+	arm=(in_arm_ns "$tmp/binfmt")
 else
 	cat "$tmp/ns.log" >&2
 	rm -rf "$tmp"
@@ -234,9 +234,9 @@ t2=$(now)
 # A registration without the F flag looks for the interpreter inside the
 # chroot: it is there while the second stage runs.
 install -m 0755 "$(command -v qemu-arm-static)" "$r/usr/bin/qemu-arm-static"
-# shellcheck disable=SC2016 # the inner shell's arguments
 rc=0
-$arm "${BOARD_BUILD_TIMEOUT:-3600}" /bin/sh -c \
+# shellcheck disable=SC2016 # the inner shell's arguments
+"${arm[@]}" "${BOARD_BUILD_TIMEOUT:-3600}" /bin/sh -c \
 	'env container=lxc chroot "$1" /debootstrap/debootstrap --second-stage &&
 	chroot "$1" /usr/local/sbin/board-setup' sh "$r" >"$tmp/second-stage.log" 2>&1 || rc=$?
 # On the host's binfmt_misc debootstrap mounted the chroot's /proc and /sys
