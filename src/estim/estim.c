@@ -1257,16 +1257,20 @@ int estim_push_imu(struct estim *e, const struct imu_sample *s)
 	}
 	estim_accum_add(&e->accum, s->gyro_rad_s, s->accel_m_s2, dt);
 	/* Steps fall due on a fixed grid, so 400 Hz from 1 kHz samples is
-	 * alternately 2 and 3 samples long and 400 Hz on average. */
+	 * alternately 2 and 3 samples long and 400 Hz on average. The grid is
+	 * the main loop's (src/daemon/sensors.c paces it on multiples of its
+	 * period, by the same rule: the first sample at or past a multiple),
+	 * so that each loop sees one step over the time since the last loop.
+	 * On a grid of its own (from the first sample) the state moved in
+	 * some loops by the time of two steps and in others not at all, and
+	 * what the flight code derives per loop (TECS's height demand rate)
+	 * alternated between 5/3 of its value and 0: docs/flight-control.md. */
 	uint64_t period_us = (uint64_t)(1e6f / e->cfg.filter_rate_hz);
-	uint64_t half_us = (uint64_t)(0.5e6f * e->imu_dt_s);
 	if (e->next_step_us == 0)
-		e->next_step_us = s->t_us + period_us;
-	if (s->t_us + half_us < e->next_step_us)
+		e->next_step_us = (s->t_us / period_us + 1) * period_us;
+	if (s->t_us < e->next_step_us)
 		return 0;
-	e->next_step_us += period_us;
-	if (e->next_step_us <= s->t_us)
-		e->next_step_us = s->t_us + period_us;
+	e->next_step_us = (s->t_us / period_us + 1) * period_us;
 	float dang[3], dvel[3];
 	float T = estim_accum_take(&e->accum, dang, dvel);
 	return estim_predict(e, dang, dvel, T, s->t_us) < 0 ? -EINVAL : 1;

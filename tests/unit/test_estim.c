@@ -1314,6 +1314,40 @@ static void test_estim_believes_the_gps_after_the_accelerometer_clips(void **sta
 	assert_true(att < 2.0);
 }
 
+/*
+ * The filter steps on the main loop's grid: at the first sample at or past each
+ * multiple of the period, the rule src/daemon/sensors.c paces the main loop by,
+ * whatever the IMU's rate and wherever its samples start. Each loop then sees
+ * one step over its own interval; on a grid from the first sample, 1 kHz
+ * samples from t = 1 ms stepped at 3.5, 6, 8.5 ms... against loops at 3, 5, 8
+ * ms, and the state moved by two steps in every other loop.
+ */
+static void test_estim_steps_on_the_main_loop_grid(void **state)
+{
+	static struct estim e;
+	static const uint64_t imu_us[] = { 1000, 2000, 4000, 5000, 10000 };
+	const uint64_t period_us = 2500;
+	for (unsigned int k = 0; k < sizeof(imu_us) / sizeof(imu_us[0]); k++) {
+		struct estim_config c;
+		cfg_default(&c);
+		c.filter_rate_hz = 400.0f;
+		estim_init(&e, &c);
+		unsigned int steps = 0, want = 0;
+		for (uint64_t t = imu_us[k]; t <= 2000000; t += imu_us[k]) {
+			/* never the same twice: a stuck sensor is refused */
+			struct imu_sample is = { .t_us = t };
+			is.accel_m_s2[2] = -9.8f + 1e-4f * (float)(t % 7000) / 7000.0f;
+			int rc = estim_push_imu(&e, &is);
+			assert_true(rc >= 0);
+			bool due = t != imu_us[k] && t / period_us != (t - imu_us[k]) / period_us;
+			assert_int_equal(rc, due ? 1 : 0);
+			steps += rc == 1;
+			want += due;
+		}
+		assert_int_equal(steps, want);
+	}
+}
+
 static void test_estim_rejects_bad_samples_and_counts_them(void **state)
 {
 	static struct estim e;
@@ -1490,6 +1524,7 @@ int main(void)
 		cmocka_unit_test(test_estim_baro_rebases_when_it_disagrees_with_gps_height),
 		cmocka_unit_test(test_estim_covariance_stays_symmetric_bounded_and_finite),
 		cmocka_unit_test(test_estim_structured_covariance_prediction_equals_the_dense_product),
+		cmocka_unit_test(test_estim_steps_on_the_main_loop_grid),
 		cmocka_unit_test(test_estim_rejects_bad_samples_and_counts_them),
 		cmocka_unit_test(test_estim_believes_the_gps_after_the_accelerometer_clips),
 		cmocka_unit_test(test_estim_wgs84_conversion_matches_the_ellipsoid),

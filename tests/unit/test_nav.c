@@ -420,6 +420,40 @@ static void test_tecs_takeoff_and_flare_stages(void **state)
 	assert_true(t.pitch_dem_rad >= p.land_pitch_cd * 0.01f * D2R - 1e-6f);
 }
 
+/* With the motor off the aircraft sinks faster than the flare asks: the pitch
+ * integrator takes the sink-rate error and removes it in TECS_LAND_TCONST / 2
+ * (at 15 m/s, 1 s: 2 x 0.5 m/s / 15 m/s = 0.067 rad in a second), where the
+ * slow trim of TECS_INTEG_GAIN (on the height error alone, here 0) gave nothing. */
+static void test_tecs_flare_integrator_takes_the_sink_rate_error(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	tecs_base(&p, &in);
+	p.tecs_integ_gain = 0.1f;
+	tecs_settle(&t, &p, &in);
+	float i0 = t.integ_seb, p0 = t.pitch_dem_rad;
+	in.stage = TECS_STAGE_LAND_FLARE;
+	in.climb_m_s = -1.0f;
+	for (int i = 0; i < 50; i++) {
+		in.hgt_dem_m -= 0.5f * 0.02f;
+		in.hgt_m = in.hgt_dem_m;
+		tecs_update(&t, &p, &in, 0.02f);
+	}
+	assert_true(t.integ_seb - i0 > 0.060f && t.integ_seb - i0 < 0.075f);
+	assert_true(t.pitch_dem_rad > p0 + 0.060f);
+	/* on the demand's sink, it holds what it found */
+	float i1 = t.integ_seb;
+	in.climb_m_s = -0.5f;
+	for (int i = 0; i < 50; i++) {
+		in.hgt_dem_m -= 0.5f * 0.02f;
+		in.hgt_m = in.hgt_dem_m;
+		tecs_update(&t, &p, &in, 0.02f);
+	}
+	assert_near(t.integ_seb, i1, 1e-4);
+}
+
 /* Faster than tkoff_eas_max_m_s at the takeoff pitch, the throttle comes off
  * the more the faster: no longer full at 16 m/s against 15, off by 22 m/s;
  * at or under the cap (or with none) full. */
@@ -878,6 +912,7 @@ int main(void)
 		cmocka_unit_test(test_tecs_underspeed_gives_full_throttle_and_speed_priority),
 		cmocka_unit_test(test_tecs_integrators_and_outputs_stay_within_limits),
 		cmocka_unit_test(test_tecs_takeoff_and_flare_stages),
+		cmocka_unit_test(test_tecs_flare_integrator_takes_the_sink_rate_error),
 		cmocka_unit_test(test_tecs_takeoff_throttle_comes_off_past_its_speed_cap),
 		cmocka_unit_test(test_tecs_hold_pitch_starts_from_the_attitude_and_the_trim_given),
 		cmocka_unit_test(test_land_path_is_continuous_and_ends_on_the_point),

@@ -186,6 +186,43 @@ static void test_sched_lockstep_paced_thread_runs_on_each_signal(void **state)
 	assert_int_equal(loop.last_us, 99000);  /* right after the signal, same instant */
 }
 
+/*
+ * The lock-step leader's way: it takes a sample stamped t, which signals main,
+ * then runs the scheduler to t. Main runs once per sample at the sample's time,
+ * however far apart the samples (here 5 and 10 ms, two and four of main's 400 Hz
+ * periods): no time-out loop, and no run at the previous call's time. Before
+ * 2026-12-04 it ran at the previous sample's time and again on its time-out at
+ * this one's, a loop with no new sample and no time passed.
+ */
+static struct probe leader_loop;
+static void test_sched_lockstep_leader_sample_runs_main_at_its_time(void **state)
+{
+	static const uint64_t step_us[] = { 5000, 10000 };
+	for (unsigned int k = 0; k < 2; k++) {
+		struct sched_cfg cfg;
+		sched_cfg_defaults(&cfg, 400);
+		assert_int_equal(sched_init(&s, &cfg), 0);
+		sched_set_paced(&s, SCHED_MAIN);
+		memset(&leader_loop, 0, sizeof(leader_loop));
+		struct sched_task t = { "loop", SCHED_MAIN, 0, probe_run, &leader_loop };
+		assert_int_equal(sched_add_task(&s, &t), 0);
+		assert_int_equal(sched_lockstep_run_until(&s, 0), 0);   /* the first run, at 0 */
+		for (uint64_t ts = step_us[k]; ts <= 1000000; ts += step_us[k]) {
+			sched_pace_signal(&s, SCHED_MAIN);
+			assert_int_equal(sched_lockstep_run_until(&s, ts), 0);
+			assert_int_equal(leader_loop.last_us, ts);
+		}
+		assert_int_equal(leader_loop.runs, 1 + 1000000 / step_us[k]);
+		struct sched_figures f;
+		sched_figures_read(&s, SCHED_MAIN, &f);
+		assert_int_equal(f.pace_timeouts, 0);
+	}
+	/* Without samples main still runs, on its time-out: every two periods. */
+	assert_int_equal(sched_lockstep_run_until(&s, 1100000), 0);
+	assert_int_equal(leader_loop.runs, 1 + 100 + 20);
+	assert_int_equal(leader_loop.last_us, 1100000);
+}
+
 static void test_sched_real_time_threads_loop_measure_and_stop(void **state)
 {
 	struct sched_cfg cfg;
@@ -609,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_sched_lockstep_runs_each_task_at_its_rate),
 		cmocka_unit_test(test_sched_lockstep_same_inputs_give_the_same_order),
 		cmocka_unit_test(test_sched_lockstep_paced_thread_runs_on_each_signal),
+		cmocka_unit_test(test_sched_lockstep_leader_sample_runs_main_at_its_time),
 		cmocka_unit_test(test_sched_real_time_threads_loop_measure_and_stop),
 		cmocka_unit_test(test_sched_real_time_paced_thread_follows_its_signal),
 		cmocka_unit_test(test_sched_paced_loop_without_events_waits_and_is_not_overrunning),
