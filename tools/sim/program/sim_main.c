@@ -52,6 +52,7 @@ struct options {
 	const char *truth_file;
 	double truth_hz, status_hz, timeout_s, start_timeout_s, duration_s;
 	double end_landed_s;       /* end this long after a disarm on the ground; <0: never */
+	bool crash_goes_on;        /* --on-crash continue: a crash is said, the flight goes on */
 	bool wait, realtime;
 	unsigned int frame_hz;
 	bool all_fresh;
@@ -150,6 +151,9 @@ static void usage(FILE *f)
 	      "  --duration S           end the flight after S simulated seconds (default: never)\n"
 	      "  --end-landed S         end it S simulated seconds after the aircraft, having\n"
 	      "                         flown, is disarmed on the ground (default: never)\n"
+	      "  --on-crash end|continue  end the flight when the aircraft crashes (default), or\n"
+	      "                         say it and go on simulating the wreck where it lies, for\n"
+	      "                         what the autopilot does after it; exit status 3 either way\n"
 	      "  --timeout S            autopilot gone after S s of silence (default 5)\n"
 	      "  --wait                 keep waiting for a silent autopilot instead\n"
 	      "  --start-timeout S      give up when no autopilot appears in S s (default: never)\n",
@@ -289,7 +293,7 @@ enum {
 	OPT_LISTEN = 256, OPT_SERIAL, OPT_SYSID, OPT_COMPID, OPT_REALTIME, OPT_IMU_HZ, OPT_FRAME_HZ,
 	OPT_DURATION, OPT_TIMEOUT, OPT_WAIT, OPT_START_TIMEOUT, OPT_SEED, OPT_HOME, OPT_HEADING,
 	OPT_WIND, OPT_GUSTS, OPT_TURB, OPT_GPS_LATENCY, OPT_THROW_AT, OPT_RC_MODE, OPT_FAULTS,
-	OPT_FAULT, OPT_TRUTH, OPT_TRUTH_HZ, OPT_STATUS_HZ, OPT_ALL_FRESH, OPT_GPS_HZ, OPT_STATE_HZ, OPT_SPIN_US,
+	OPT_FAULT, OPT_TRUTH, OPT_TRUTH_HZ, OPT_STATUS_HZ, OPT_ALL_FRESH, OPT_GPS_HZ, OPT_STATE_HZ, OPT_ON_CRASH, OPT_SPIN_US,
 	OPT_CPU_DMA_LATENCY, OPT_END_LANDED, OPT_AIRFRAME, OPT_AIR_START, OPT_FIGURES, OPT_DATE,
 	OPT_SENSOR_HZ, OPT_HELP,
 };
@@ -328,6 +332,7 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		{ "all-fresh", no_argument, NULL, OPT_ALL_FRESH },
 		{ "gps-hz", required_argument, NULL, OPT_GPS_HZ },
 		{ "state-hz", required_argument, NULL, OPT_STATE_HZ },
+		{ "on-crash", required_argument, NULL, OPT_ON_CRASH },
 		{ "spin-us", required_argument, NULL, OPT_SPIN_US },
 		{ "cpu-dma-latency", required_argument, NULL, OPT_CPU_DMA_LATENCY },
 		{ "airframe", required_argument, NULL, OPT_AIRFRAME },
@@ -431,6 +436,10 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		case OPT_ALL_FRESH: o->all_fresh = true; break;
 		case OPT_GPS_HZ: ok = parse_num(a, 1, 10, &wc->sensors.gps_rate_hz); break;
 		case OPT_STATE_HZ: ok = parse_num(a, 0, 1000, &wc->state_rate_hz); break;
+		case OPT_ON_CRASH:
+			ok = strcmp(a, "end") == 0 || strcmp(a, "continue") == 0;
+			o->crash_goes_on = strcmp(a, "continue") == 0;
+			break;
 		case OPT_SPIN_US:
 			if ((ok = parse_num(a, 0, 100000, &x) && x == floor(x)))
 				o->spin_us = (long)x;
@@ -827,6 +836,17 @@ static void status_line(struct sim *s)
 	fflush(stdout);
 }
 
+/* The crash as the pilot would want it reported: when, how hard and where. */
+static void say_crash(const struct sim_world *w, const char *then)
+{
+	struct sim_lla p = sim_world_lla(w);
+	say("the aircraft CRASHED at %.3f s: hit the ground at %.1f m/s vertical, %.1f m/s in all, "
+	    "%.1f m north %.1f m east of home (%.7f, %.7f)%s",
+	    (double)sim_world_time_us(w) * 1e-6, w->st.impact_speed_max_m_s,
+	    v3_norm(w->st.vel_ned_m_s), w->st.pos_ned_m.x, w->st.pos_ned_m.y, p.lat_deg, p.lon_deg,
+	    then);
+}
+
 static void truth_row(struct sim *s, const struct sim_world *w)
 {
 	char row[1536];
@@ -857,8 +877,11 @@ static void on_step(void *ctx, const struct sim_world *w, const struct sim_step_
 	else if (s->landed_us == UINT64_MAX)
 		s->landed_us = o->t_us;
 	bool crash_now = w->st.crashed && !s->crashed;
-	if (crash_now)
+	if (crash_now) {
 		s->crashed = true;
+		if (s->opt.crash_goes_on)
+			say_crash(w, "; the flight goes on (--on-crash continue)");
+	}
 	if (s->truth && (o->t_us % s->truth_period_us == 0 || crash_now))
 		truth_row(s, w);
 }
@@ -871,7 +894,7 @@ static bool flight_over(struct sim *s, enum end_reason *why)
 {
 	if (stop_signal)
 		*why = END_SIGNAL;
-	else if (s->crashed)
+	else if (s->crashed && !s->opt.crash_goes_on)
 		*why = END_CRASH;
 	else if (s->opt.duration_s > 0.0 &&
 		 (double)sim_world_time_us(&s->world) >= s->opt.duration_s * 1e6 - 0.5)
@@ -1166,14 +1189,7 @@ static void summary(struct sim *s, enum end_reason why)
 	case END_SIGNAL: say("stopped by %s at %.3f s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM", t); break;
 	case END_GONE: say("stopping at %.3f s: the autopilot is gone", t); break;
 	case END_LINK: say("stopping at %.3f s: the link failed", t); break;
-	case END_CRASH: {
-		struct sim_lla p = sim_world_lla(w);
-		say("the aircraft CRASHED at %.3f s: hit the ground at %.1f m/s vertical, %.1f m/s in all, "
-		    "%.1f m north %.1f m east of home (%.7f, %.7f)",
-		    t, w->st.impact_speed_max_m_s, v3_norm(w->st.vel_ned_m_s), w->st.pos_ned_m.x,
-		    w->st.pos_ned_m.y, p.lat_deg, p.lon_deg);
-		break;
-	}
+	case END_CRASH: say_crash(w, ""); break;
 	default: break;
 	}
 	const struct sim_hil_stats *st = &s->hil.st;
@@ -1280,7 +1296,7 @@ int main(int argc, char **argv)
 	report_problems(s);
 	summary(s, why);
 	if (s->truth) {
-		if (s->crashed == false && sim_world_time_us(&s->world) % s->truth_period_us != 0)
+		if (why != END_CRASH && sim_world_time_us(&s->world) % s->truth_period_us != 0)
 			truth_row(s, &s->world);   /* the last moment */
 		if (fclose(s->truth) != 0) {
 			say("%s: %s", s->opt.truth_file, strerror(errno));
@@ -1291,7 +1307,7 @@ int main(int argc, char **argv)
 	switch (why) {
 	case END_DURATION:
 	case END_LANDED:
-	case END_SIGNAL: return EXIT_DONE;
+	case END_SIGNAL: return s->crashed ? EXIT_CRASHED : EXIT_DONE;
 	case END_CRASH: return EXIT_CRASHED;
 	default: return EXIT_GONE;
 	}
