@@ -79,11 +79,13 @@ float land_flare_sink_m_s(const struct land_path *lp, float h_m, float gs_m_s)
 	return s > LAND_SINK_MIN_M_S ? s : LAND_SINK_MIN_M_S;
 }
 
-bool land_should_flare(const struct land_path *lp, float d_m, float hgt_m, float climb_m_s,
+bool land_should_flare(const struct land_path *lp, float d_m, float hgt_m, float sink_m_s,
 		       float land_flare_alt_m, float land_flare_sec)
 {
 	float h = hgt_m - lp->land_alt_m;
 	if (d_m <= lp->flare_d_m || h <= fminf(land_flare_alt_m, lp->flare_h_m))
 		return true;
-	return climb_m_s < -0.1f && h / -climb_m_s <= land_flare_sec;
+	/* Not in the first half: a gust's sink far out would start the
+	 * flare, throttle off, with most of the approach still to fly. */
+	return d_m < 0.5f * lp->length_m && sink_m_s > 0.1f && h / sink_m_s <= land_flare_sec;
 }

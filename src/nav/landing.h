@@ -57,9 +57,14 @@ float land_path_height_m(const struct land_path *lp, float d_m);
 #define LAND_SINK_MIN_M_S 0.1f
 float land_flare_sink_m_s(const struct land_path *lp, float h_m, float gs_m_s);
 /* Whether to flare now: at or past the flare start, at or below LAND_FLARE_ALT
- * (or the planned flare height, if lower) above the land point, or (while
- * sinking) LAND_FLARE_SEC from the ground. */
-bool land_should_flare(const struct land_path *lp, float d_m, float hgt_m, float climb_m_s,
+ * (or the planned flare height, if lower) above the land point, or, in the
+ * approach's second half, LAND_FLARE_SEC from the ground at sink_m_s (as
+ * ArduPlane: its time trigger waits for more than half of the approach, and
+ * takes a low-passed sink rate, LAND_SINK_TAU_S here). */
+bool land_should_flare(const struct land_path *lp, float d_m, float hgt_m, float sink_m_s,
 		       float land_flare_alt_m, float land_flare_sec);
+/* The sink rate's low-pass for the flare's time trigger: ArduPlane's 0.8/0.2
+ * filter at its 10 Hz altitude update, a time constant of 0.45 s. */
+#define LAND_SINK_TAU_S 0.45f
 
 #endif

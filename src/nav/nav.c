@@ -131,6 +131,7 @@ void nav_set_land(struct nav *n, const struct nav_wp *approach_wp, const struct 
 	n->land_planned = false;
 	steer_init(&n->steer);
 	n->flaring = false;
+	n->sink_lp_m_s = NAN;
 }
 
 void nav_set_takeoff(struct nav *n, float pitch_deg, float alt_rel_m)
@@ -307,8 +308,12 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		n->l1.target_bearing_rad = nav_geo_bearing_rad(pos, land);
 		float d = land_path_dist_m(&n->land, pos);
 		hgt_dem = land_path_height_m(&n->land, d);
+		if (isnan(n->sink_lp_m_s))
+			n->sink_lp_m_s = -climb;
+		n->sink_lp_m_s += (-climb - n->sink_lp_m_s) * dt_s / (LAND_SINK_TAU_S + dt_s);
 		if (!n->flaring &&
-		    land_should_flare(&n->land, d, hgt, climb, p->land_flare_alt, p->land_flare_sec)) {
+		    land_should_flare(&n->land, d, hgt, n->sink_lp_m_s, p->land_flare_alt,
+				      p->land_flare_sec)) {
 			n->flaring = true;
 			n->flare_hgt_dem_m = fminf(hgt, hgt_dem);
 		}

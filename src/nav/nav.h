@@ -75,6 +75,7 @@ struct nav {
 	struct land_path land;
 	bool land_planned, flaring;
 	float flare_hgt_dem_m;
+	float sink_lp_m_s;                   /* low-passed sink (LAND_SINK_TAU_S) */
 	/* takeoff */
 	float tkoff_pitch_rad, tkoff_alt_m;
 	bool tkoff_leg_set;

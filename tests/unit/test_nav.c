@@ -544,10 +544,13 @@ static void test_land_path_is_continuous_and_ends_on_the_point(void **state)
 	float slope = 2.0f * lp.a * 20.0f + lp.b;
 	assert_near(land_flare_sink_m_s(&lp, h, 13.0f), 13.0f * slope, 1e-3);
 	/* triggers */
-	assert_false(land_should_flare(&lp, 100.0f, 10.0f, -1.0f, 2.0f, 1.5f));
-	assert_true(land_should_flare(&lp, df - 1.0f, 10.0f, -1.0f, 2.0f, 1.5f));
+	assert_false(land_should_flare(&lp, 100.0f, 10.0f, 1.0f, 2.0f, 1.5f));
+	assert_true(land_should_flare(&lp, df - 1.0f, 10.0f, 1.0f, 2.0f, 1.5f));
 	assert_true(land_should_flare(&lp, 100.0f, 1.9f, 0.0f, 2.0f, 1.5f));
-	assert_true(land_should_flare(&lp, 100.0f, 2.9f, -2.0f, 2.0f, 1.5f));  /* 1.45 s to go */
+	assert_true(land_should_flare(&lp, 100.0f, 2.9f, 2.0f, 2.0f, 1.5f));  /* 1.45 s to go */
+	/* the time trigger waits for the approach's second half (175 m here) */
+	assert_false(land_should_flare(&lp, 200.0f, 2.9f, 2.0f, 2.0f, 1.5f));
+	assert_true(land_should_flare(&lp, 170.0f, 2.9f, 2.0f, 2.0f, 1.5f));
 	/* no room */
 	assert_int_equal(land_path_plan(&lp, start, 0.5f, land, 0.0f, 13.0f, 2.0f, 1.5f, 0.25f), -EINVAL);
 	assert_int_equal(land_path_plan(&lp, (struct nav_ne){ -10, 0 }, 30.0f, land, 0.0f, 13.0f, 2.0f,
