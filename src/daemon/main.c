@@ -49,6 +49,16 @@ static struct hil hil;
 static struct board_io bio;       /* the board's own sensors and outputs (no --hil) */
 static const char *hil_url;       /* NULL: the board's own sensors and outputs */
 static bool lockstep;
+/*
+ * Lock-step: how long to read the link without blocking before sleeping in
+ * poll, at most (--spin-us). The simulator answers within microseconds when
+ * it has a CPU of its own, and a process that blocked waits for the kernel to
+ * wake it (on a virtual machine, a halted virtual CPU's wake-up: tens of
+ * microseconds), twice in every frame. UDP only: a serial line brings a frame
+ * in milliseconds.
+ */
+#define LOCKSTEP_SPIN_US 200u
+static unsigned int lockstep_spin_us = LOCKSTEP_SPIN_US;
 static struct { uint32_t us; uint64_t from_us, to_us; } test_burn[FLIGHT_TEST_BURNS];  /* --test-burn */
 static unsigned int n_test_burn;
 static const char *histogram_path;  /* --timing-histogram */
@@ -67,6 +77,9 @@ static void usage(FILE *f)
 		"                      or serial:DEVICE:BAUD (the sim board: %s)\n"
 		"      --lockstep      time is the simulator's: run each sensor step as it\n"
 		"                      comes (no real-time threads); needs a HIL link\n"
+		"      --spin-us US    lock-step over UDP: read the simulator without blocking\n"
+		"                      for up to US microseconds before sleeping (default %u;\n"
+		"                      0 sleeps at once, as on a host with one CPU to share)\n"
 		"      --board-info    print the board this fulmard is built for and exit\n"
 		"      --timing-histogram FILE  at exit, also write each thread's wake-up\n"
 		"                      latency and run time histograms to FILE, for tools\n"
@@ -87,7 +100,7 @@ static void usage(FILE *f)
 		"--save-* file could not be written; in HIL, %d also when the simulator\n"
 		"started a new flight.\n",
 		board_get()->hil_default ? board_get()->hil_default : "none by default",
-		FLIGHT_TEST_BURNS, EX_USAGE, EX_NOINPUT, EX_CONFIG, EX_UNAVAILABLE, EX_IOERR, EX_OSERR, EX_TEMPFAIL,
+		LOCKSTEP_SPIN_US, FLIGHT_TEST_BURNS, EX_USAGE, EX_NOINPUT, EX_CONFIG, EX_UNAVAILABLE, EX_IOERR, EX_OSERR, EX_TEMPFAIL,
 		EX_CANTCREAT, EX_TEMPFAIL);
 }
 
@@ -293,19 +306,9 @@ static int take_signal(const sigset_t *set, uint64_t wait_ns, bool *stop)
 	return 0;
 }
 
-/*
- * Lock-step: how long to read the link without blocking before sleeping in
- * poll, at most. The simulator answers within microseconds when it has a CPU
- * of its own, and a process that blocked waits for the kernel to wake it (on
- * a virtual machine, a halted virtual CPU's wake-up: tens of microseconds),
- * twice in every frame. UDP only: a serial line brings a frame in
- * milliseconds.
- */
-#define LOCKSTEP_SPIN_NS 200000u
-
 /* The leader's lock-step state: the spin bound, and where its wall time goes. */
 struct lockstep {
-	struct spin_judge spin;    /* util/spin.h: LOCKSTEP_SPIN_NS over UDP */
+	struct spin_judge spin;    /* util/spin.h: --spin-us over UDP */
 	uint64_t frames;           /* answers after the first */
 	uint64_t spun;             /* ... whose sensor steps came while spinning */
 	uint64_t spin_lost_ns;     /* spinning that found nothing */
@@ -375,7 +378,7 @@ static int run_lockstep(const sigset_t *set)
 	uint64_t wd_ns = notify_watchdog_usec() * 500;
 	uint64_t last_pet_ns = 0, silent_said_ns = 0, first_answer_ns = 0, signals_ns = 0;
 	struct lockstep ls = { 0 };
-	spin_judge_init(&ls.spin, hil.sock ? LOCKSTEP_SPIN_NS : 0u);
+	spin_judge_init(&ls.spin, hil.sock ? (uint64_t)lockstep_spin_us * 1000u : 0u);
 	int status = 0;
 	bool stop = false;
 	while (!stop) {
@@ -504,7 +507,7 @@ static int run(const struct board *board)
 int main(int argc, char **argv)
 {
 	enum { OPT_BOARD_INFO = 256, OPT_LOAD_PARAMS, OPT_LOAD_MISSION, OPT_SAVE_PARAMS,
-	       OPT_SAVE_MISSION, OPT_HIL, OPT_LOCKSTEP, OPT_TEST_BURN, OPT_HISTOGRAM };
+	       OPT_SAVE_MISSION, OPT_HIL, OPT_LOCKSTEP, OPT_SPIN_US, OPT_TEST_BURN, OPT_HISTOGRAM };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "board-info", no_argument, NULL, OPT_BOARD_INFO },
@@ -514,6 +517,7 @@ int main(int argc, char **argv)
 		{ "save-mission", required_argument, NULL, OPT_SAVE_MISSION },
 		{ "hil", required_argument, NULL, OPT_HIL },
 		{ "lockstep", no_argument, NULL, OPT_LOCKSTEP },
+		{ "spin-us", required_argument, NULL, OPT_SPIN_US },
 		{ "test-burn", required_argument, NULL, OPT_TEST_BURN },
 		{ "timing-histogram", required_argument, NULL, OPT_HISTOGRAM },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -557,6 +561,18 @@ int main(int argc, char **argv)
 		case OPT_LOCKSTEP:
 			lockstep = true;
 			break;
+		case OPT_SPIN_US: {
+			char *end;
+			errno = 0;
+			unsigned long us = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || us > 100000) {
+				fprintf(stderr, "fulmard: --spin-us '%s': wanted 0-100000 microseconds\n",
+					optarg);
+				return EX_USAGE;
+			}
+			lockstep_spin_us = (unsigned int)us;
+			break;
+		}
 		case OPT_HISTOGRAM:
 			histogram_path = optarg;
 			break;

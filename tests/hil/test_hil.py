@@ -53,6 +53,12 @@ END_LANDED_S = 2.0
 # The flights' date: fulmar-sim's earth field is the World Magnetic Model's at home on it.
 # Its default date is fixed (so tools/demo and hil_demo fly the same world); this is that date.
 SIM_DATE = '2026-12-04'
+# FULMAR_LOCKSTEP_PLAIN=1: lock-step without issue 19's wake-up savings on either side (no
+# spinning before a blocking read, no PM QoS hold), as flights ran before them; only for
+# tools/bench-suite's "before" figure. The flights are the same, only slower.
+PLAIN = os.environ.get('FULMAR_LOCKSTEP_PLAIN') == '1'
+PLAIN_SIM = ['--spin-us', '0', '--cpu-dma-latency', '-1'] if PLAIN else []
+PLAIN_DAEMON = (['--spin-us', '0'] if PLAIN else [], '[sched]\ncpu_dma_latency_us = -1\n' if PLAIN else '')
 
 
 def check(ok, what):
@@ -163,7 +169,8 @@ class Flight:
         self.gcs_port = free_udp_port()
         with open(os.path.join(self.dir, 'fulmard.conf'), 'w') as f:
             f.write('[daemon]\nstate_dir = %s/state\nlog_dir = %s/logs\n'
-                    '[mavlink]\nlink0 = udp-server:127.0.0.1:%d\n' % (self.dir, self.dir, self.gcs_port))
+                    '[mavlink]\nlink0 = udp-server:127.0.0.1:%d\n' % (self.dir, self.dir, self.gcs_port)
+                    + PLAIN_DAEMON[1])
         with open(os.path.join(self.dir, 'p.param'), 'w') as f:
             f.write(open(PARAMS).read() if base_params is None else base_params)
             for p in params:
@@ -178,14 +185,14 @@ class Flight:
         sim_cmd = [sim, '--listen', '127.0.0.1:%d' % self.sim_port, '--rc-mode-pwm', '1550',
                    '--faults', os.path.join(self.dir, 'timeline'), '--truth', self.truth,
                    '--status-hz', '0', '--duration', str(duration), '--timeout', '10',
-                   '--end-landed', str(END_LANDED_S)] + list(sim_args)
+                   '--end-landed', str(END_LANDED_S)] + list(sim_args) + PLAIN_SIM
         d_cmd = [fulmard, '-c', os.path.join(self.dir, 'fulmard.conf'),
                  '--hil', 'udp:127.0.0.1:%d' % self.sim_port, '--load-mission', mission,
                  '--load-params', os.path.join(self.dir, 'p.param')] + list(daemon_args)
         if realtime:
             sim_cmd.append('--realtime')
         else:
-            d_cmd.append('--lockstep')
+            d_cmd += ['--lockstep'] + PLAIN_DAEMON[0]
         self.sim_err = open(os.path.join(self.dir, 'sim.log'), 'w')
         if self.gcs:
             self.gcs.start()

@@ -111,6 +111,8 @@ check "[ ! -e '$tmp/files/state/fulmar.param' ] || ! grep -q 'SYSID_THISMAV,43' 
 	"nothing of the bad file was applied"
 expect 64 "Usage:" "unknown option gives 64" -- --no-such-option
 expect 64 "unexpected argument" "stray argument gives 64" -- stray
+expect 64 "--spin-us '-5': wanted 0-100000 microseconds" "a bad --spin-us gives 64" -- --spin-us -5
+expect 64 "--spin-us '200000': wanted 0-100000" "a --spin-us over 100 ms gives 64" -- --spin-us 200000
 expect 0 "board: sim" "--board-info describes the board" -- --board-info
 expect 0 "^fulmard [0-9]" "--version" -- --version
 expect 0 "Exit status" "--help" -- --help
