@@ -228,7 +228,26 @@ static bool finite_all(const float *v, size_t n)
 	return true;
 }
 
-/* Returns 1 when the message was a HIL_SENSOR that set the time, 0 otherwise, -1 to stop. */
+/*
+ * Lock-step: whether a message stamped time_us belongs to the frame answered
+ * last, sent again by a simulator that heard no answer. Counted; nothing in it
+ * is new.
+ */
+static bool repeated(struct hil *h, uint64_t time_us)
+{
+	if (!h->lockstep || !h->answered_us || h->answered_us != h->sim_time_us ||
+	    time_us <= h->answered_before_us || time_us > h->answered_us)
+		return false;
+	if (h->stats.repeated++ == 0)
+		log_warn("HIL: the simulator sent its frame for %.6f s again (our answer lost on the "
+			 "way?): answered again; counting", (double)h->answered_us * 1e-6);
+	return true;
+}
+
+/*
+ * Returns 1 when the message was a HIL_SENSOR that set the time, 2 when it
+ * ends a frame sent again (to be answered again), 0 otherwise, -1 to stop.
+ */
 static int take_sensor(struct hil *h, const struct mavlink_frame *f)
 {
 	struct mavlink_hil_sensor m;
@@ -244,6 +263,8 @@ static int take_sensor(struct hil *h, const struct mavlink_frame *f)
 			h->event = HIL_EVENT_RESTART;
 			return -1;
 		}
+		if (repeated(h, m.time_usec))
+			return m.time_usec == h->answered_us ? 2 : 0;
 		if (h->stats.time_backwards++ == 0)
 			log_warn("HIL: HIL_SENSOR out of order (%.6f s after %.6f s) dropped; counting",
 				 (double)m.time_usec * 1e-6, (double)h->sim_time_us * 1e-6);
@@ -286,6 +307,8 @@ static void take_gps(struct hil *h, const struct mavlink_frame *f)
 {
 	struct mavlink_hil_gps m;
 	mavlink_hil_gps_unpack(mavlink_payload(f), f->len, &m);
+	if (repeated(h, m.time_usec))
+		return;
 	struct gps_fix g = {
 		.t_us = stamp(h, m.time_usec),
 		.fix = m.fix_type >= 3 ? GPS_FIX_3D : m.fix_type == 2 ? GPS_FIX_2D : GPS_FIX_NONE,
@@ -313,6 +336,8 @@ static void take_rc(struct hil *h, const struct mavlink_frame *f)
 {
 	struct mavlink_hil_rc_inputs_raw m;
 	mavlink_hil_rc_inputs_raw_unpack(mavlink_payload(f), f->len, &m);
+	if (repeated(h, m.time_usec))
+		return;
 	const uint16_t ch[12] = { m.chan1_raw, m.chan2_raw, m.chan3_raw, m.chan4_raw,
 				  m.chan5_raw, m.chan6_raw, m.chan7_raw, m.chan8_raw,
 				  m.chan9_raw, m.chan10_raw, m.chan11_raw, m.chan12_raw };
@@ -406,7 +431,9 @@ int hil_receive(struct hil *h, int timeout_ms, int (*on_time)(void *ctx, uint64_
 			int r = take_frame(h, &f);
 			if (r < 0)
 				return -ECONNRESET;
-			step_last = r == 1;
+			step_last = r >= 1;
+			if (r == 2)
+				taken++;   /* answered again, with no time passing */
 			if (r == 1) {
 				taken++;
 				if (on_time) {
@@ -525,8 +552,15 @@ int hil_send_outputs(struct hil *h, bool armed, const struct servo_params *servo
 			 "cannot describe it: sent as no pulses (docs/hil.md); counting from now on",
 			 c.refused_ch, c.refused_us, c.refused_ch);
 	h->stats.outputs_refused += c.refused;
+	uint64_t t = atomic_load_explicit(&h->answer_us, memory_order_relaxed);
+	if (h->lockstep && t == h->answered_us && t) {
+		h->stats.answered_again++;
+	} else if (h->lockstep) {
+		h->answered_before_us = h->answered_us;
+		h->answered_us = t;
+	}
 	struct mavlink_hil_actuator_controls m = {
-		.time_usec = atomic_load_explicit(&h->answer_us, memory_order_relaxed),
+		.time_usec = t,
 		.mode = armed ? MAV_MODE_FLAG_SAFETY_ARMED : 0,
 		.flags = c.flags | (h->lockstep ? HIL_FLAG_LOCKSTEP : 0),
 	};

@@ -74,6 +74,8 @@ struct hil_stats {
 	uint64_t ignored;              /* good frames of other messages */
 	uint64_t rejected;             /* HIL messages with values that cannot be (NaN, ranges) */
 	uint64_t time_backwards;       /* HIL_SENSOR older than the last */
+	uint64_t repeated;             /* lock-step: messages of a frame the simulator sent again */
+	uint64_t answered_again;       /* lock-step: ... and the answers sent again for them */
 	uint64_t reanchors;            /* real time: the simulator fell behind for good (see hil.c) */
 	uint64_t reanchored_us;        /* by this much in all */
 	uint64_t tx_errors;            /* writer thread */
@@ -97,6 +99,11 @@ struct hil {
 	struct mavlink_parser parser;
 	uint64_t sim_time_us;          /* the last HIL_SENSOR's time */
 	_Atomic uint64_t answer_us;    /* the same, for the writer's answer (reader publishes) */
+	/* Lock-step: the times of the last two answers. The simulator sends a
+	 * frame again when no answer came (lost on the way); its messages lie
+	 * in (answered_before_us, answered_us], and its last step is answered
+	 * again. */
+	uint64_t answered_us, answered_before_us;
 	/* Real time: the simulator's time mapped onto CLOCK_MONOTONIC, stamp =
 	 * sim time + offset, the stamps strictly increasing. The offset is the
 	 * least (arrival - sim) seen over the first second, so samples that

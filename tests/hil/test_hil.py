@@ -831,12 +831,21 @@ def case_determinism(fulmard, sim, fulmar_log=None):
     waypoints at the same times."""
     runs = []
     for i in range(2):
-        f = Flight(fulmard, sim, 'det%d' % i, sim_args=fr.demo_sim_args())
+        # The second run as over a link that loses frames or answers: the simulator sends a
+        # frame again whenever its answer takes over 0.1 ms (in practice about 1 ms, poll's
+        # resolution), and fulmard answers it again. Nothing of the flight may change.
+        f = Flight(fulmard, sim, 'det%d' % i, sim_args=fr.demo_sim_args() + (['--resend-s', '0.0001'] if i else []))
         f.wait_end()
         f.stop()
         with open(f.truth) as t:
             lines = t.read().split('\n')
         runs.append((lines, [e for e in f.events() if 'reached' in e[1] or 'Landed' in e[1]]))
+    with open(f.sim_err.name) as e:
+        m = re.search(r'; (\d+) frames sent again', e.read())
+    with open(f.log) as e:
+        again = 'sent its frame for' in e.read()
+    check(m and int(m.group(1)) > 0 and again,
+          'the second run had frames sent again (%s) and answered again (%s)' % (m and m.group(1), again))
     end = next((float(t) for t, txt in runs[0][1] if 'Landed' in txt), None)
     same = next((i for i, (a, b) in enumerate(zip(*(r[0] for r in runs))) if a != b),
                 min(len(r[0]) for r in runs))

@@ -8,6 +8,11 @@
  *
  *   sim_peer (--udp HOST:PORT | --fd N) [--profile cruise|dive|idle]
  *            [--silent-after N] [--misbehave] [--restart-at N] [--idle S]
+ *            [--lose-answer N]
+ *
+ * A frame that comes again (fulmar-sim's --resend-s: it heard no answer) is
+ * answered again, as fulmard does; --lose-answer N loses the answer to frame
+ * N (0-based) on the way, once, to make it so.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -35,7 +40,9 @@ struct peer {
 	struct mavlink_parser parser;
 	uint8_t seq;
 	const char *profile;
-	long silent_after, restart_at;
+	long silent_after, restart_at, lose_answer;
+	bool lost;                 /* --lose-answer's answer is lost */
+	uint64_t repeats;          /* HIL_SENSOR of frames that came again */
 	bool misbehave;
 	double idle_s;
 	/* what came */
@@ -173,9 +180,15 @@ static void answer(struct peer *p)
 	}
 	controls_for(p, p->last_sensor_us, c);
 	n = controls_frame(p, p->last_sensor_us, c, out);
-	send_bytes(p, out, n);
+	bool lose = a == p->lose_answer && !p->lost;
+	if (lose)
+		p->lost = true;    /* never sent: the simulator hears nothing */
+	else
+		send_bytes(p, out, n);
 	p->answers++;
-	p->answered_us = p->last_sensor_us;
+	/* Only what the simulator heard: the frame lost stays to be answered again. */
+	if (!lose)
+		p->answered_us = p->last_sensor_us;
 }
 
 static void take(struct peer *p, const struct mavlink_frame *f)
@@ -194,6 +207,12 @@ static void take(struct peer *p, const struct mavlink_frame *f)
 		} else {
 			if (m.fields_updated & 0x80000000u)
 				broken(p, "reset bit after the first HIL_SENSOR", m.time_usec, 0);
+			if (m.time_usec <= p->last_sensor_us && m.time_usec > p->answered_us) {
+				/* The frame answered last, again: answered again. */
+				p->repeats++;
+				p->new_sensor = true;
+				break;
+			}
 			if (m.time_usec <= p->last_sensor_us)
 				broken(p, "HIL_SENSOR time not increasing", m.time_usec, p->last_sensor_us);
 		}
@@ -212,7 +231,7 @@ static void take(struct peer *p, const struct mavlink_frame *f)
 	case MAVLINK_MSG_ID_HIL_GPS: {
 		struct mavlink_hil_gps m;
 		mavlink_hil_gps_unpack(pl, f->len, &m);
-		if (m.time_usec <= p->last_sensor_us)
+		if (m.time_usec <= p->last_sensor_us && m.time_usec <= p->answered_us)
 			broken(p, "HIL_GPS not before its step's HIL_SENSOR", m.time_usec, p->last_sensor_us);
 		p->gps++;
 		break;
@@ -258,12 +277,14 @@ int main(int argc, char **argv)
 	p->profile = "cruise";
 	p->silent_after = -1;
 	p->restart_at = -1;
+	p->lose_answer = -1;
 	p->idle_s = 2.0;
 	static const struct option lo[] = {
 		{ "udp", required_argument, NULL, 'u' },     { "fd", required_argument, NULL, 'f' },
 		{ "profile", required_argument, NULL, 'p' }, { "silent-after", required_argument, NULL, 's' },
 		{ "misbehave", no_argument, NULL, 'm' },     { "restart-at", required_argument, NULL, 'r' },
-		{ "idle", required_argument, NULL, 'i' },    { NULL, 0, NULL, 0 },
+		{ "idle", required_argument, NULL, 'i' },    { "lose-answer", required_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *udp = NULL;
 	int c;
@@ -276,6 +297,7 @@ int main(int argc, char **argv)
 		case 'm': p->misbehave = true; break;
 		case 'r': p->restart_at = atol(optarg); break;
 		case 'i': p->idle_s = atof(optarg); break;
+		case 'l': p->lose_answer = atol(optarg); break;
 		default: return 2;
 		}
 	}
@@ -363,13 +385,15 @@ int main(int argc, char **argv)
 	double wall = (double)(p->last_wall_ns - p->first_wall_ns) * 1e-9;
 	double sim = (double)(p->last_sensor_us - p->first_sensor_us) * 1e-6;
 	printf("peer: sensors=%llu gps=%llu rc=%llu batt=%llu state=%llu other=%llu answers=%llu resets=%llu "
-	       "first_us=%llu last_us=%llu sim_s=%.3f wall_s=%.3f rc_ch8=%u errors=%llu parse_bad=%llu\n",
+	       "first_us=%llu last_us=%llu sim_s=%.3f wall_s=%.3f rc_ch8=%u errors=%llu parse_bad=%llu "
+	       "repeats=%llu\n",
 	       (unsigned long long)p->sensors, (unsigned long long)p->gps, (unsigned long long)p->rc,
 	       (unsigned long long)p->batt, (unsigned long long)p->state, (unsigned long long)p->other,
 	       (unsigned long long)p->answers, (unsigned long long)p->resets,
 	       (unsigned long long)p->first_sensor_us, (unsigned long long)p->last_sensor_us, sim, wall,
 	       p->rc_ch8, (unsigned long long)p->errors,
 	       (unsigned long long)(p->parser.stats.bad_crc + p->parser.stats.bad_len +
-				    p->parser.stats.skipped_bytes));
+				    p->parser.stats.skipped_bytes),
+	       (unsigned long long)p->repeats);
 	return p->errors ? 1 : 0;
 }

@@ -8,6 +8,7 @@ autopilot, a crash, signals and bad options.
     test_fulmar_sim.py CASE FULMAR_SIM SIM_PEER
 """
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -198,6 +199,32 @@ def timeout(env):
     check("the autopilot is gone" in r.err, "no message about the autopilot")
     check("stopping at 0.404 s" in r.err, "did not stop waiting for frame 101")
     check(r.wall < 60.0, "took %.1f s: hung?" % r.wall)
+
+
+@case
+def resend(env):
+    """An answer lost on the way (a serial line's bytes, a dropped datagram): after --resend-s of
+    silence the simulator sends the same frame again, the autopilot answers it, and the flight
+    goes on with no step lost or repeated in the truth."""
+    truth = os.path.join(env.tmp, "t.csv")
+    r = Run(env, ["--duration", "2", "--truth", truth, "--resend-s", "0.3", "--timeout", "5"],
+            ["--lose-answer", "100", "--idle", "1"]).wait()
+    check(r.rc == 0 and r.peer_rc == 0, "status %d, peer %s" % (r.rc, r.peer_rc))
+    # (said once, for the first: frame 101's at 0.404 s, or an earlier one on a host that stalled)
+    check(re.search(r"no answer for 0\.[0-4]\d\d s in 0\.\d s: sending the frame again", r.err),
+          "no word of the frame sent again")
+    # Once for the lost answer; on a host that stalls the peer for 0.3 s, more (answered again too).
+    m = re.search(r"; (\d+) frames sent again", r.err)
+    check(m and int(m.group(1)) >= 1, "no count of frames sent again")
+    again = int(m.group(1))
+    s = r.peer_stats()
+    check(s["repeats"] >= 4 and s["repeats"] % 4 == 0,
+          "the peer saw %d HIL_SENSOR again, not whole frames of 4" % s["repeats"])
+    check(s["sensors"] == 2000 and s["last_us"] == 2000000, "sensors %d, last %d" % (s["sensors"], s["last_us"]))
+    check(s["answers"] == 500 + again, "answers %d: 500 frames and %d again" % (s["answers"], again))
+    head, rows = read_truth(truth)
+    check(len(rows) == 100 and rows[-1]["t_s"] == "2.000", "truth rows %d" % len(rows))
+    check(r.wall > 0.3, "no wait before sending again (%.2f s)" % r.wall)
 
 
 @case

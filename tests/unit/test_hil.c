@@ -485,6 +485,76 @@ static void test_hil_bad_input_is_counted_not_used(void **state)
 	udp_close(s.sock);
 }
 
+/* A lock-step frame of two steps ending at end_us, with a GPS fix at its end. */
+static void lockstep_frame(struct sim *s, uint64_t end_us)
+{
+	struct mavlink_hil_gps g = { .time_usec = end_us, .fix_type = 3, .lat = -353632610,
+				     .lon = 1491652300, .alt = 584090, .eph = 120, .epv = 200,
+				     .vel = 1500, .vn = 1200, .cog = 0, .satellites_visible = 11 };
+	uint8_t p[255];
+	add_sensor(s, end_us - 1000, 0x3F, 0);
+	mavlink_hil_gps_pack(&g, p);
+	sim_add(s, MAVLINK_MSG_ID_HIL_GPS, p);
+	add_sensor(s, end_us, 0x3F, 0);
+}
+
+/* The daemon's answer: a HIL_ACTUATOR_CONTROLS for t_us. */
+static void expect_answer(struct sim *s, uint64_t t_us)
+{
+	uint8_t pl[255];
+	size_t len;
+	sim_expect(s, MAVLINK_MSG_ID_HIL_ACTUATOR_CONTROLS, pl, &len);
+	struct mavlink_hil_actuator_controls m;
+	mavlink_hil_actuator_controls_unpack(pl, len, &m);
+	assert_int_equal(m.time_usec, t_us);
+}
+
+static void test_hil_lockstep_answers_a_frame_sent_again_without_time_passing(void **state)
+{
+	struct sim s;
+	sim_connect(&s);
+	lockstep_frame(&s, 2000);
+	sim_send(&s);
+	assert_int_equal(receive_all(), 2);
+	assert_int_equal(hil_send_outputs(&hil, false, &servo), 0);
+	expect_answer(&s, 2000);
+	struct imu_sample imu[8];
+	assert_int_equal(sensors_read_imu(&hub, imu, 8), 2);
+	assert_int_equal(sensors_accepted(&hub, SENSOR_GPS), 1);
+
+	/* The answer was lost: the simulator sends the same frame again. */
+	lockstep_frame(&s, 2000);
+	sim_send(&s);
+	assert_int_equal(receive_all(), 1);          /* to be answered... */
+	assert_int_equal(n_times, 2);                /* ...with no time passing */
+	assert_int_equal(sensors_read_imu(&hub, imu, 8), 0);
+	assert_int_equal(sensors_accepted(&hub, SENSOR_GPS), 1);
+	assert_int_equal(sensors_rejected(&hub, SENSOR_GPS), 0);
+	assert_int_equal(hil.stats.repeated, 3);
+	assert_int_equal(hil.stats.time_backwards, 0);
+	assert_int_equal(hil_send_outputs(&hil, false, &servo), 0);
+	expect_answer(&s, 2000);
+	assert_int_equal(hil.stats.answered_again, 1);
+
+	/* The next frame goes on as ever. */
+	lockstep_frame(&s, 4000);
+	sim_send(&s);
+	assert_int_equal(receive_all(), 2);
+	assert_int_equal(n_times, 4);
+	assert_int_equal(times[3], 4000);
+	assert_int_equal(hil_send_outputs(&hil, false, &servo), 0);
+	expect_answer(&s, 4000);
+	/* A step older than the frame answered last is out of order, not a repeat. */
+	add_sensor(&s, 2000, 0x3F, 0);
+	sim_send(&s);
+	assert_int_equal(receive_all(), 0);
+	assert_int_equal(hil.stats.time_backwards, 1);
+	assert_int_equal(hil.stats.repeated, 3);
+	assert_int_equal(hil.event, HIL_EVENT_NONE);
+	hil_close(&hil);
+	udp_close(s.sock);
+}
+
 static void test_hil_simulator_restart_stops_the_flight(void **state)
 {
 	struct sim s;
@@ -743,6 +813,7 @@ int main(void)
 		cmocka_unit_test(test_hil_refuses_outputs_it_cannot_normalise),
 		cmocka_unit_test(test_hil_bad_input_is_counted_not_used),
 		cmocka_unit_test(test_hil_simulator_restart_stops_the_flight),
+		cmocka_unit_test(test_hil_lockstep_answers_a_frame_sent_again_without_time_passing),
 		cmocka_unit_test(test_hil_real_time_keeps_the_spacing_of_samples_that_arrive_together),
 		cmocka_unit_test(test_hil_real_time_re_anchors_when_the_simulator_falls_behind_for_good),
 		cmocka_unit_test(test_hil_real_time_keeps_its_mapping_through_a_late_burst),

@@ -51,6 +51,7 @@ struct options {
 	const char *faults_file;
 	const char *truth_file;
 	double truth_hz, status_hz, timeout_s, start_timeout_s, duration_s;
+	double resend_s;           /* lock-step: send the frame again after this silence; 0 never */
 	double end_landed_s;       /* end this long after a disarm on the ground; <0: never */
 	bool crash_goes_on;        /* --on-crash continue: a crash is said, the flight goes on */
 	bool wait, realtime;
@@ -89,6 +90,7 @@ struct sim {
 	uint64_t wall_start_ns, next_status_ns;
 	/* Lock-step: where a frame's wall time goes. */
 	uint64_t ls_frames, ls_spun, ls_step_ns, ls_send_ns, ls_wait_ns, ls_spin_lost_ns;
+	uint64_t ls_resends;         /* frames sent again after --resend-s of silence */
 	struct spin_judge spin;      /* lock-step over UDP: spin_for_answer's bound (util/spin.h) */
 };
 
@@ -155,6 +157,8 @@ static void usage(FILE *f)
 	      "                         say it and go on simulating the wreck where it lies, for\n"
 	      "                         what the autopilot does after it; exit status 3 either way\n"
 	      "  --timeout S            autopilot gone after S s of silence (default 5)\n"
+	      "  --resend-s S           lock-step: send the frame again after S s without its\n"
+	      "                         answer, for a link that can lose one (default 1; 0 never)\n"
 	      "  --wait                 keep waiting for a silent autopilot instead\n"
 	      "  --start-timeout S      give up when no autopilot appears in S s (default: never)\n",
 	      f);
@@ -291,7 +295,7 @@ static int read_file(const char *path, char **text, size_t *len)
 
 enum {
 	OPT_LISTEN = 256, OPT_SERIAL, OPT_SYSID, OPT_COMPID, OPT_REALTIME, OPT_IMU_HZ, OPT_FRAME_HZ,
-	OPT_DURATION, OPT_TIMEOUT, OPT_WAIT, OPT_START_TIMEOUT, OPT_SEED, OPT_HOME, OPT_HEADING,
+	OPT_DURATION, OPT_TIMEOUT, OPT_RESEND, OPT_WAIT, OPT_START_TIMEOUT, OPT_SEED, OPT_HOME, OPT_HEADING,
 	OPT_WIND, OPT_GUSTS, OPT_TURB, OPT_GPS_LATENCY, OPT_THROW_AT, OPT_RC_MODE, OPT_FAULTS,
 	OPT_FAULT, OPT_TRUTH, OPT_TRUTH_HZ, OPT_STATUS_HZ, OPT_ALL_FRESH, OPT_GPS_HZ, OPT_STATE_HZ, OPT_ON_CRASH, OPT_SPIN_US,
 	OPT_CPU_DMA_LATENCY, OPT_END_LANDED, OPT_AIRFRAME, OPT_AIR_START, OPT_FIGURES, OPT_DATE,
@@ -312,6 +316,7 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "end-landed", required_argument, NULL, OPT_END_LANDED },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "resend-s", required_argument, NULL, OPT_RESEND },
 		{ "wait", no_argument, NULL, OPT_WAIT },
 		{ "start-timeout", required_argument, NULL, OPT_START_TIMEOUT },
 		{ "seed", required_argument, NULL, OPT_SEED },
@@ -350,6 +355,7 @@ static int parse_options(struct sim *s, int argc, char **argv)
 	o->end_landed_s = -1.0;
 	o->status_hz = 1.0;
 	o->timeout_s = 5.0;
+	o->resend_s = 1.0;
 	o->frame_hz = 250;
 	o->spin_us = 200;
 	sim_timeline_init(&s->tl);
@@ -386,6 +392,7 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		case OPT_DURATION: ok = parse_num(a, 0, 1e6, &o->duration_s); break;
 		case OPT_END_LANDED: ok = parse_num(a, 0, 1e6, &o->end_landed_s); break;
 		case OPT_TIMEOUT: ok = parse_num(a, 0.01, 1e6, &o->timeout_s); break;
+		case OPT_RESEND: ok = parse_num(a, 0, 1e6, &o->resend_s); break;
 		case OPT_WAIT: o->wait = true; break;
 		case OPT_START_TIMEOUT: ok = parse_num(a, 0, 1e6, &o->start_timeout_s); break;
 		case OPT_SEED:
@@ -1070,13 +1077,33 @@ static enum end_reason run_lockstep(struct sim *s, unsigned int steps)
 			return END_SIGNAL;   /* it came while spinning: poll would not see it */
 		bool caught = s->hil.answered;
 		uint64_t spun_ns = mono_ns() - waited_from;
+		uint64_t resend_ns = (uint64_t)(s->opt.resend_s * 1e9);
+		uint64_t resend_at = resend_ns ? waited_from + resend_ns : 0;
 		while (!s->hil.answered) {
-			r = wait_input(s, deadline, -1);
+			bool resend = resend_at && resend_at < deadline;
+			r = wait_input(s, resend ? resend_at : deadline, -1);
 			if (stop_signal)
 				return END_SIGNAL;
 			if (r < 0 && r != -EINTR) {
 				say("reading %s: %s", s->link.name, strerror(-r));
 				return END_LINK;
+			}
+			if (r == 0 && !s->hil.answered && resend) {
+				/*
+				 * A frame or its answer lost on the way (a serial line's
+				 * bytes, a datagram dropped by a full buffer): the same
+				 * frame again, which the autopilot answers again.
+				 */
+				if (s->ls_resends++ == 0)
+					say("no answer for %.3f s in %.1f s: sending the frame again (every "
+					    "%.1f s of silence; counted)", (double)s->hil.last_sensor_us * 1e-6,
+					    (double)(mono_ns() - waited_from) * 1e-9, s->opt.resend_s);
+				if ((r = link_send(s, &s->tx)) < 0) {
+					say("sending on %s: %s", s->link.name, strerror(-r));
+					return r == -ETIMEDOUT ? END_GONE : END_LINK;
+				}
+				resend_at = mono_ns() + resend_ns;
+				continue;
 			}
 			if (r == 0 && !s->hil.answered) {
 				double silent = (double)(mono_ns() - waited_from) * 1e-9;
@@ -1209,11 +1236,11 @@ static void summary(struct sim *s, enum end_reason why)
 		double n = (double)s->ls_frames;
 		say("lock-step, per frame: %.1f us stepping and framing, %.1f us sending, %.1f us waiting "
 		    "for the answer; %.0f %% caught spinning (up to %ld us, turned off %llu times), "
-		    "%.1f us a frame spun in vain",
+		    "%.1f us a frame spun in vain; %llu frames sent again",
 		    (double)s->ls_step_ns * 1e-3 / n, (double)s->ls_send_ns * 1e-3 / n,
 		    (double)s->ls_wait_ns * 1e-3 / n, 100.0 * (double)s->ls_spun / n,
 		    s->link.udp ? s->opt.spin_us : 0L, (unsigned long long)s->spin.offs,
-		    (double)s->ls_spin_lost_ns * 1e-3 / n);
+		    (double)s->ls_spin_lost_ns * 1e-3 / n, (unsigned long long)s->ls_resends);
 	}
 	say("rejected: nonfinite=%llu out_of_range=%llu backwards=%llu future=%llu bad_crc=%llu bad_len=%llu "
 	    "unknown_id=%llu bad_flags=%llu garbage_bytes=%llu link_down_bytes=%llu peer_changes=%llu "
