@@ -24,8 +24,9 @@
 #   2. The flight, in lock-step (time is the simulator's; fulmard runs its
 #      tasks on one thread, docs/design.md): the drop-in switched, the unit
 #      restarted, "BOARD-FLIGHT go" on the console, on which the host starts
-#      fulmar-sim. The board waits for fulmard's "simulator silent" (the
-#      simulator exits once the plane has landed and stopped), checks that
+#      fulmar-sim. The board waits for fulmard's "simulator silent" for 10 s
+#      or more (the simulator exits once the plane has landed and stopped; a
+#      shorter silence is a lost frame, sent again), checks that
 #      the same fulmard ran throughout (the watchdog petted: the unit's 2 s
 #      scaled to 30 s for the emulated board, the drop-in says why),
 #      stops it (its timing report) and
@@ -178,7 +179,11 @@ restarts=$(prop NRestarts)
 check_service "$pid"
 echo "BOARD-FLIGHT go"
 n=0   # every 3 s, for 90 minutes at most
-while ! journalctl -o cat --no-pager _PID="$pid" | grep -q 'simulator silent'; do
+# fulmard says "simulator silent for N s" after 1 s and every 10 s after. A
+# frame or an answer lost on the UART stalls lock-step only until fulmar-sim
+# sends the frame again (--resend-s, 1 s), so the first line alone is not the
+# flight's end: 10 s or more of silence is (the simulator has exited).
+while ! journalctl -o cat --no-pager _PID="$pid" | grep -Eq 'simulator silent for [0-9]{2,} s'; do
 	if [ "$(prop MainPID)" != "$pid" ]; then
 		echo "BOARD-CHECK FAIL flight (fulmard stopped)"
 		journalctl -u fulmard -o cat --no-pager | tail -n 40 | sed 's/^/FULMARD| /'
