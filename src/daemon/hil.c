@@ -229,18 +229,24 @@ static bool finite_all(const float *v, size_t n)
 }
 
 /*
- * Lock-step: whether a message stamped time_us belongs to the frame answered
- * last, sent again by a simulator that heard no answer. Counted; nothing in it
- * is new.
+ * Lock-step: whether a message stamped time_us belongs to the simulator's
+ * last frame, sent again because it heard no answer (lost, or only slow):
+ * after the answer before that frame's and at or before its last step. The
+ * frame's first copy may not be answered yet (a slow first answer, or both
+ * copies read at once from a serial line). Counted; nothing in it is new,
+ * not even the first frame's reset bit.
  */
 static bool repeated(struct hil *h, uint64_t time_us)
 {
-	if (!h->lockstep || !h->answered_us || h->answered_us != h->sim_time_us ||
-	    time_us <= h->answered_before_us || time_us > h->answered_us)
+	if (!h->lockstep || !h->stats.sensor_msgs)
+		return false;
+	uint64_t from = h->frame_open ? h->frame_first_us : h->answered_first_us;
+	uint64_t to = h->frame_open ? h->sim_time_us : h->answered_us;
+	if (time_us < from || time_us > to)
 		return false;
 	if (h->stats.repeated++ == 0)
-		log_warn("HIL: the simulator sent its frame for %.6f s again (our answer lost on the "
-			 "way?): answered again; counting", (double)h->answered_us * 1e-6);
+		log_warn("HIL: the simulator sent its frame for %.6f s again (our answer lost or "
+			 "slow): answered again; counting", (double)h->sim_time_us * 1e-6);
 	return true;
 }
 
@@ -256,6 +262,8 @@ static int take_sensor(struct hil *h, const struct mavlink_frame *f)
 			    m.zmag, m.abs_pressure, m.diff_pressure, m.temperature };
 	if (!finite_all(v, sizeof(v) / sizeof(v[0])))
 		return refuse(h, "HIL_SENSOR");
+	if (repeated(h, m.time_usec))   /* answered again once answered (not yet: it will be) */
+		return !h->frame_open && m.time_usec == h->answered_us ? 2 : 0;
 	if (h->stats.sensor_msgs && (m.time_usec <= h->sim_time_us || (m.fields_updated & HIL_RESET))) {
 		if (m.time_usec + HIL_RESTART_BACK_US < h->sim_time_us || (m.fields_updated & HIL_RESET)) {
 			log_warn("HIL: the simulator restarted (its time went from %.3f s to %.3f s)",
@@ -263,14 +271,16 @@ static int take_sensor(struct hil *h, const struct mavlink_frame *f)
 			h->event = HIL_EVENT_RESTART;
 			return -1;
 		}
-		if (repeated(h, m.time_usec))
-			return m.time_usec == h->answered_us ? 2 : 0;
 		if (h->stats.time_backwards++ == 0)
 			log_warn("HIL: HIL_SENSOR out of order (%.6f s after %.6f s) dropped; counting",
 				 (double)m.time_usec * 1e-6, (double)h->sim_time_us * 1e-6);
 		return 0;
 	}
 	h->sim_time_us = m.time_usec;
+	if (!h->frame_open) {
+		h->frame_open = true;
+		h->frame_first_us = m.time_usec;
+	}
 	atomic_store_explicit(&h->answer_us, m.time_usec, memory_order_relaxed);
 	h->stats.sensor_msgs++;
 	uint64_t t = stamp_step(h, m.time_usec);
@@ -553,11 +563,12 @@ int hil_send_outputs(struct hil *h, bool armed, const struct servo_params *servo
 			 c.refused_ch, c.refused_us, c.refused_ch);
 	h->stats.outputs_refused += c.refused;
 	uint64_t t = atomic_load_explicit(&h->answer_us, memory_order_relaxed);
-	if (h->lockstep && t == h->answered_us && t) {
-		h->stats.answered_again++;
-	} else if (h->lockstep) {
-		h->answered_before_us = h->answered_us;
+	if (h->lockstep && h->frame_open) {
+		h->frame_open = false;
+		h->answered_first_us = h->frame_first_us;
 		h->answered_us = t;
+	} else if (h->lockstep && t) {
+		h->stats.answered_again++;
 	}
 	struct mavlink_hil_actuator_controls m = {
 		.time_usec = t,
