@@ -1283,8 +1283,10 @@ def case_realtime_overload(fulmard, sim, fulmar_log=None):
     # PM (every 10 s): NLoop loops, NLon of them over 1.5 periods late. The records whose
     # 10 s lie inside an overload (their times on the log's clock, the MSG records').
     if fulmar_log:
-        bins = sorted(x for x in os.listdir(os.path.join(f.dir, 'logs')) if x.endswith('.BIN'))
-        path = os.path.join(f.dir, 'logs', bins[0]) if bins else ''
+        # (no logs folder at all where the flight never armed: a failure said above, not a crash)
+        logs = os.path.join(f.dir, 'logs')
+        bins = sorted(x for x in os.listdir(logs) if x.endswith('.BIN')) if os.path.isdir(logs) else []
+        path = os.path.join(logs, bins[0]) if bins else ''
         msgs = log_rows(fulmar_log, path, 'MSG') if path else []
         begun = [int(r['TimeUS']) for r in msgs if 'overloaded' in r.get('Message', '')]
         ended = [int(r['TimeUS']) for r in msgs if 'recovered' in r.get('Message', '')]
