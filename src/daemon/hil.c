@@ -231,18 +231,17 @@ static bool finite_all(const float *v, size_t n)
 /*
  * Lock-step: whether a message stamped time_us belongs to the simulator's
  * last frame, sent again because it heard no answer (lost, or only slow):
- * after the answer before that frame's and at or before its last step. The
- * frame's first copy may not be answered yet (a slow first answer, or both
- * copies read at once from a serial line). Counted; nothing in it is new,
- * not even the first frame's reset bit.
+ * from that frame's first step to its last (sim_time_us). The frame's first
+ * copy may not be answered yet (a slow first answer, or both copies read at
+ * once from a serial line). Counted; nothing in it is new, not even the
+ * first frame's reset bit.
  */
 static bool repeated(struct hil *h, uint64_t time_us)
 {
 	if (!h->lockstep || !h->stats.sensor_msgs)
 		return false;
 	uint64_t from = h->frame_open ? h->frame_first_us : h->answered_first_us;
-	uint64_t to = h->frame_open ? h->sim_time_us : h->answered_us;
-	if (time_us < from || time_us > to)
+	if (time_us < from || time_us > h->sim_time_us)
 		return false;
 	if (h->stats.repeated++ == 0)
 		log_warn("HIL: the simulator sent its frame for %.6f s again (our answer lost or "
@@ -263,7 +262,7 @@ static int take_sensor(struct hil *h, const struct mavlink_frame *f)
 	if (!finite_all(v, sizeof(v) / sizeof(v[0])))
 		return refuse(h, "HIL_SENSOR");
 	if (repeated(h, m.time_usec))   /* answered again once answered (not yet: it will be) */
-		return !h->frame_open && m.time_usec == h->answered_us ? 2 : 0;
+		return !h->frame_open && m.time_usec == h->sim_time_us ? 2 : 0;
 	if (h->stats.sensor_msgs && (m.time_usec <= h->sim_time_us || (m.fields_updated & HIL_RESET))) {
 		if (m.time_usec + HIL_RESTART_BACK_US < h->sim_time_us || (m.fields_updated & HIL_RESET)) {
 			log_warn("HIL: the simulator restarted (its time went from %.3f s to %.3f s)",
@@ -566,7 +565,6 @@ int hil_send_outputs(struct hil *h, bool armed, const struct servo_params *servo
 	if (h->lockstep && h->frame_open) {
 		h->frame_open = false;
 		h->answered_first_us = h->frame_first_us;
-		h->answered_us = t;
 	} else if (h->lockstep && t) {
 		h->stats.answered_again++;
 	}

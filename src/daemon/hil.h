@@ -101,10 +101,10 @@ struct hil {
 	_Atomic uint64_t answer_us;    /* the same, for the writer's answer (reader publishes) */
 	/* Lock-step: the simulator sends a frame again when no answer came
 	 * (lost on the way, or slow). Its messages lie from its first step to
-	 * its last: frame_first_us..sim_time_us while it is not answered,
-	 * answered_first_us..answered_us once it is (and then its last step is
-	 * answered again). */
-	uint64_t frame_first_us, answered_first_us, answered_us;
+	 * its last (sim_time_us): frame_first_us.. while it is not answered,
+	 * answered_first_us.. once it is (and then its last step is answered
+	 * again). */
+	uint64_t frame_first_us, answered_first_us;
 	bool frame_open;               /* steps taken since the last answer */
 	/* Real time: the simulator's time mapped onto CLOCK_MONOTONIC, stamp =
 	 * sim time + offset, the stamps strictly increasing. The offset is the
