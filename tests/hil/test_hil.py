@@ -1273,7 +1273,10 @@ def case_realtime_overload(fulmard, sim, fulmar_log=None):
     # fulmard re-anchors to it ("fell 0.248 s behind our clock: its time re-anchored at
     # 260.975 s"): two windows after a burn's end are then as much less on the simulator's
     # clock (seen 2026-12-05 under tools/test's load: said at 261.968 s for a burn ending
-    # at 260.0 s).
+    # at 260.0 s). Over no later than one PM record (10 s) after the burn: the host's own
+    # load can keep the loop shedding a window or two past it (said at 154.216 s for a burn
+    # ending at 150.0 s, 2026-12-05, tools/test's load with a fresh-debian-check beside it,
+    # load average 13), which is shedding as it should be, not a late word.
     over = [t for t, txt in events if txt.startswith('Main loop overloaded')]
     back = [t for t, txt in events if txt.startswith('Main loop recovered')]
     anchors = [(float(at), float(by)) for by, at in re.findall(
@@ -1282,7 +1285,7 @@ def case_realtime_overload(fulmard, sim, fulmar_log=None):
     def fell_behind(t0, t1):
         return sum(by for at, by in anchors if t0 <= at <= t1)
     said = all(any(a <= t < a + 2.1 for t in over) for _, a, _ in BURNS) and \
-        all(any(b + 2.0 - fell_behind(b, t) <= t < b + 4.1 for t in back) for _, _, b in BURNS)
+        all(any(b + 2.0 - fell_behind(b, t) <= t < b + 10.0 for t in back) for _, _, b in BURNS)
     check(said and len(over) == len(BURNS) and len(back) == len(BURNS),
           'the overloads said as they began (%s s) and as they ended (%s s)' % (over, back))
     texts = f.gcs.texts if f.gcs else []
