@@ -23,7 +23,7 @@
 // nowMs() too), so a busy host cannot make a rate look wrong.
 //   node gcs_live.cjs FULMARD FULMAR_SIM MISSIONS_DIR SANITIZED(true|false)
 'use strict';
-const { spawn } = require('child_process');
+const { spawn, spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -189,10 +189,17 @@ async function session() {
 	g.send(heartbeat());
 
 	// tools/demo's world (flight_report.DEMO_WORLD), in real time.
-	sim = spawn(fulmarSim, ['--listen', `127.0.0.1:${simPort}`, '--rc-mode-pwm', '1550',
+	// The simulator stands for the world, which does not wait for a busy CPU: SCHED_FIFO 1
+	// where it may (chrt), below every thread of fulmard's, as test_hil.py's real-time
+	// flights. Without it, under AddressSanitizer beside stress-ng at load 11, fulmar-sim
+	// fell behind over 40 times in 200 s and the rudder's arming never came within 60 s.
+	const simArgs = ['--listen', `127.0.0.1:${simPort}`, '--rc-mode-pwm', '1550',
 		'--faults', path.join(dir, 'timeline'), '--status-hz', '0', '--duration', '300', '--timeout', '10',
-		'--seed', '1', '--wind', '5,90', '--turbulence', '3', '--realtime'],
-	{ stdio: ['ignore', 'ignore', 'pipe'] });
+		'--seed', '1', '--wind', '5,90', '--turbulence', '3', '--realtime'];
+	const fifo = spawnSync('chrt', ['-f', '1', 'true']).status === 0;
+	console.log(`# fulmar-sim ${fifo ? 'at SCHED_FIFO 1' : 'with normal scheduling (chrt -f 1 not allowed here)'}`);
+	sim = fifo ? spawn('chrt', ['-f', '1', fulmarSim, ...simArgs], { stdio: ['ignore', 'ignore', 'pipe'] })
+		: spawn(fulmarSim, simArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
 	sim.exited = new Promise(r => sim.on('exit', (code, sig) => r({ code, sig })));
 	// Its time starts as it first hears the autopilot (it says so): this process's
 	// CLOCK_MONOTONIC then is its time 0 on fulmard's samples' clock.
