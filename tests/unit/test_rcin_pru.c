@@ -766,8 +766,10 @@ static void test_rcin_pru_follows_a_live_ppm_stream_around_the_ring(void **state
 			if (k % 9 == 8) {      /* a sync gap: longer where the reader fell behind */
 				assert_true(p[i].high_us >= high);
 				high = p[i].high_us;
-				/* so long that the decoder drops the frame as stale */
-				stale += (uint32_t)low + high > RC_STALE_US;
+				/* so long that the decoder drops the frame it ends as
+				 * stale; the first sync ends none (seen long under
+				 * qemu-arm at load 11, the reader late from the start) */
+				stale += k > 8 && (uint32_t)low + high > RC_STALE_US;
 			} else {
 				assert_int_equal(p[i].high_us, high);
 			}
