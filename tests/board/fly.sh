@@ -246,9 +246,9 @@ sed -n '/timing report/,$p' "$out/fulmard.log" | grep -E 'timing report|main|fli
 # simulator still ran, so lock-step had not stalled (fulmar-sim gives up after
 # 60 s without an answer, and sends a frame again after 1 s without one). On a
 # host too busy to fly the board's flight in the time given (seen 2026-12-05:
-# two whole suites and stress-ng beside it, load 10-13, 175 simulated s in
-# 43 min) the run says how far it got and skips (tests/allowed-skips); any
-# other end is judged below.
+# two whole suites and stress-ng beside it, load 8-13, 257.4 of about 510
+# simulated s when the 55 min ran out) the run says how far it got and skips
+# (tests/allowed-skips); any other end is judged below.
 if [ "$simrc" != none ] && [ "$bootrc" = 124 ] && grep -q 'qemu exit 124' "$out/boot.log" &&
 	awk -v a="$t0" -v c="$t2" -v n="$total_s" 'BEGIN { exit !(c - a >= n - 5) }'; then
 	last=$(sed -n 's/^t=\([0-9.]*\) .*/\1/p' "$out/sim-status.txt" | tail -n1)

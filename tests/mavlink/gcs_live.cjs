@@ -198,8 +198,8 @@ async function session() {
 		'--seed', '1', '--wind', '5,90', '--turbulence', '3', '--realtime'];
 	const fifo = spawnSync('chrt', ['-f', '1', 'true']).status === 0;
 	console.log(`# fulmar-sim ${fifo ? 'at SCHED_FIFO 1' : 'with normal scheduling (chrt -f 1 not allowed here)'}`);
-	sim = fifo ? spawn('chrt', ['-f', '1', fulmarSim, ...simArgs], { stdio: ['ignore', 'ignore', 'pipe'] })
-		: spawn(fulmarSim, simArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
+	const [cmd, ...pre] = fifo ? ['chrt', '-f', '1', fulmarSim] : [fulmarSim];
+	sim = spawn(cmd, [...pre, ...simArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
 	sim.exited = new Promise(r => sim.on('exit', (code, sig) => r({ code, sig })));
 	// Its time starts as it first hears the autopilot (it says so): this process's
 	// CLOCK_MONOTONIC then is its time 0 on fulmard's samples' clock.
