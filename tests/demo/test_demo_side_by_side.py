@@ -19,6 +19,7 @@ run (WAIT_S). Exit 0 passed, 1 failed. Standard library only.
 import importlib.util
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -140,6 +141,10 @@ def main():
     check(a is not None and a == b and t_a == t_b,
           'the same flight, byte for byte: %s truth rows each to the landing at %s s' %
           (len(a) if a else None, t_a))
+    if failures:
+        print('kept for a look: %s' % tmp)
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
     print('demo_side_by_side: %s' % ('FAILED: ' + '; '.join(failures) if failures else 'passed'))
     sys.exit(1 if failures else 0)
 

@@ -18,6 +18,7 @@ import importlib.util
 import math
 import os
 import re
+import shutil
 import signal
 import socket
 import struct
@@ -39,6 +40,9 @@ fr = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(fr)
 
 failures = []
+# Each flight's folder (truth, logs, configuration): removed when the case passes, kept
+# and named when it fails, for a look.
+flight_dirs = []
 
 # No verdict may hang on how busy the host is. Lock-step flights end by themselves (the
 # simulator's --end-landed after the landing, its --duration, a crash, a dead daemon), so
@@ -171,6 +175,7 @@ class Flight:
                  timeline_extra=(), duration=900, daemon_args=(), base_params=None,
                  base_timeline=None, mission=MISSION, state_files=None):
         self.dir = tempfile.mkdtemp(prefix='fulmar-hil-%s-' % name)
+        flight_dirs.append(self.dir)
         # Files of fulmard's state directory before it starts (the fence and rally lists
         # it keeps there, as a ground station's upload leaves them).
         if state_files:
@@ -1483,6 +1488,11 @@ def main():
     if len(sys.argv) not in (4, 5) or sys.argv[1] not in CASES:
         sys.exit('usage: test_hil.py {%s} FULMARD FULMAR_SIM [FULMAR_LOG]' % ','.join(CASES))
     CASES[sys.argv[1]](*sys.argv[2:])
+    for d in flight_dirs:
+        if failures:
+            print('kept for a look: %s' % d)
+        else:
+            shutil.rmtree(d, ignore_errors=True)
     print('%s: %s' % (sys.argv[1], 'FAILED: ' + '; '.join(failures) if failures else 'passed'))
     sys.exit(1 if failures else 0)
 

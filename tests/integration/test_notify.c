@@ -112,10 +112,15 @@ int main(int argc, char **argv)
 
 	unlink(sa.sun_path);
 	unlink(conf);
-	char state[64];
-	snprintf(state, sizeof(state), "%s/state", dir);
-	rmdir(state);
-	rmdir(dir);
+	/* fulmard made state/ and state/ftp (the FTP root); log_dir stays unmade
+	 * while nothing is logged. Anything else left behind says so. */
+	static const char *const made[] = { "state/ftp", "state", "" };
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+		char path[96];
+		snprintf(path, sizeof(path), "%s/%s", dir, made[i]);
+		if (rmdir(path) != 0 && errno != ENOENT)
+			fprintf(stderr, "left behind: %s: %s\n", path, strerror(errno));
+	}
 	printf("%d passed, %d failed\n", 5 - failures, failures);
 	return failures ? 1 : 0;
 }

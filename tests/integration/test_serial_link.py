@@ -9,6 +9,7 @@ PARAM_REQUEST_READ and reading the answers.
 import os
 import pty
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -93,6 +94,10 @@ def main():
     _, err = p.communicate(timeout=60)
     check(p.returncode == 0, f'fulmard stops cleanly (status {p.returncode})')
     check(b'serial ' + os.ttyname(slave).encode() in err, 'and logged its serial link')
+    if failed:
+        print(f'kept for a look: {tmp}')
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
     print(f'{passed} passed, {failed} failed')
     return 1 if failed else 0
 
