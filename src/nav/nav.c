@@ -316,6 +316,10 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 				      p->land_flare_sec)) {
 			n->flaring = true;
 			n->flare_hgt_dem_m = fminf(hgt, hgt_dem);
+			n->flare_h_m = hgt - n->land.land_alt_m;
+			n->flare_sink_m_s = n->sink_lp_m_s;
+			n->flare_gs_m_s = gs;
+			n->flare_d_m = d;
 		}
 		if (n->flaring) {
 			/* from where the flare began, down at the flare's sink for

@@ -76,6 +76,9 @@ struct nav {
 	bool land_planned, flaring;
 	float flare_hgt_dem_m;
 	float sink_lp_m_s;                   /* low-passed sink (LAND_SINK_TAU_S) */
+	/* where the flare began: height above the land point, the sink that
+	 * judged it, ground speed, distance before the land point */
+	float flare_h_m, flare_sink_m_s, flare_gs_m_s, flare_d_m;
 	/* takeoff */
 	float tkoff_pitch_rad, tkoff_alt_m;
 	bool tkoff_leg_set;

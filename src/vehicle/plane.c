@@ -652,6 +652,15 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 			}
 			p->nav_last = out->nav;
 			p->nav_last_ok = p->v->mode == m;
+			/* ArduPlane's words as the flare begins: height above the
+			 * land point, sink, ground speed, distance to the point */
+			if (out->nav.flaring && !p->flare_said) {
+				snprintf(p->text, sizeof(p->text), "Flare %.1fm sink=%.2f speed=%.1f dist=%.1f",
+					 (double)p->nav.flare_h_m, (double)p->nav.flare_sink_m_s,
+					 (double)p->nav.flare_gs_m_s, (double)p->nav.flare_d_m);
+				say(out, MAV_SEVERITY_INFO, p->text);
+			}
+			p->flare_said = out->nav.flaring;
 			if (m == PLANE_AUTO) {
 				if (p->mexec.phase == MEXEC_LANDED) {
 					throttle = 0.0f;

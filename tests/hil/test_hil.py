@@ -698,7 +698,20 @@ def case_demo(fulmard, sim, fulmar_log=None):
     east, turbulence 3, seed 1), scored as tools/demo scores it (--check demo)."""
     f = Flight(fulmard, sim, 'demo', sim_args=fr.demo_sim_args())
     f.wait_end()
-    f.report('demo')
+    truth, events, s = f.report('demo')
+    # ArduPlane's words as the flare begins, once, before the touchdown, with the truth's
+    # ground speed then (the estimator's, so within a little of it)
+    flares = [(t, m) for t, txt in events
+              for m in [re.match(r'Flare (-?[0-9.]+)m sink=(-?[0-9.]+) speed=([0-9.]+) dist=(-?[0-9.]+)$', txt)]
+              if m]
+    ok = len(flares) == 1 and 'touchdown_t' in s and flares[0][0] < s['touchdown_t']
+    if ok:
+        t, m = flares[0]
+        r = at(truth, t)
+        gs = math.hypot(r['vn'], r['ve'])
+        ok = 0.0 < float(m.group(1)) < 6.0 and abs(float(m.group(3)) - gs) < 1.0
+    check(ok, 'one "Flare" message before the touchdown (%.3f s), its ground speed the truth\'s: %s' % (
+        s.get('touchdown_t', float('nan')), ['%.3f s: %s' % (t, m.group(0)) for t, m in flares]))
     if fulmar_log:
         bins = sorted(x for x in os.listdir(os.path.join(f.dir, 'logs')) if x.endswith('.BIN'))
         check(len(bins) == 1, 'one flight log: %s' % bins)
