@@ -41,7 +41,7 @@ spec.loader.exec_module(fr)
 
 failures = []
 # Each flight's folder (truth, logs, configuration): removed when the case passes, kept
-# and named when it fails, for a look.
+# and named when it fails (or FULMAR_KEEP=1 is in the environment), for a look.
 flight_dirs = []
 
 # No verdict may hang on how busy the host is. Lock-step flights end by themselves (the
@@ -1502,7 +1502,7 @@ def main():
         sys.exit('usage: test_hil.py {%s} FULMARD FULMAR_SIM [FULMAR_LOG]' % ','.join(CASES))
     CASES[sys.argv[1]](*sys.argv[2:])
     for d in flight_dirs:
-        if failures:
+        if failures or os.environ.get('FULMAR_KEEP') == '1':
             print('kept for a look: %s' % d)
         else:
             shutil.rmtree(d, ignore_errors=True)
