@@ -258,6 +258,12 @@ if [ "$simrc" != none ] && [ "$bootrc" = 124 ] && grep -q 'qemu exit 124' "$out/
 fi
 
 status=0
+if [ "$simrc" = none ]; then
+	# the board never said "BOARD-FLIGHT go": its console above says where it stopped
+	awk -v a="$t0" -v d="$t3" -v rc="$bootrc" 'BEGIN {
+		printf "board-fly: the flight never began: the board stopped (qemu %s) after %.0f s\n", rc, d - a }'
+	exit 1
+fi
 [ "$simrc" = 0 ] || { echo "board-fly: fulmar-sim: $simrc"; status=1; }
 [ "$bootrc" = 0 ] || { echo "board-fly: the board's job failed ($bootrc)"; status=1; }
 if [ -z "$duration" ]; then
