@@ -1236,9 +1236,9 @@ def case_realtime_overload(fulmard, sim, fulmar_log=None):
     2-core host busy, with the main loop overloaded twice by a test fault (BURNS). fulmard has
     SCHED_FIFO where it may, fulmar-sim too, below it (sim_in_real_time); where the simulator
     still falls behind and skips ahead, fulmard re-anchors its clock to it. The mission is
-    completed and landed: three laps, landed, disarmed, motor off, no crash, no RC failsafe. Attitude control keeps its rate:
-    the main loop at 95 % of its 400 Hz or more with under 5 % of its loops half a period
-    late over the flight, and 90 % in every 10 s PM record inside an overload (its budget
+    completed and landed: three laps, landed, disarmed, motor off, no crash, no RC
+    failsafe. Attitude control keeps its rate: the main loop at 95 % of its 400 Hz or
+    more with under 5 % of its loops half a period late over the flight, and 90 % in every 10 s PM record inside an overload (its budget
     is then 86 % burnt: with tools/test's own `stress-ng --cpu 2 --io 1` beside the test's,
     one such record held 3784 loops, 94.6 %, on 2026-12-04). The shedding is
     seen: a STATUSTEXT when each overload begins and one when it is over, and the timing
