@@ -51,6 +51,7 @@ int land_path_plan(struct land_path *lp, struct nav_ne start, float start_alt_m,
 	 * met unless clamped above: take the slope condition */
 	lp->a = (tg - b) / (2.0f * df);
 	lp->flare_h_m = lp->a * df * df + b * df;
+	lp->aimed = false;
 	return 0;
 }
 
@@ -88,4 +89,24 @@ bool land_should_flare(const struct land_path *lp, float d_m, float hgt_m, float
 	/* Not in the first half: a gust's sink far out would start the
 	 * flare, throttle off, with most of the approach still to fly. */
 	return d_m < 0.5f * lp->length_m && sink_m_s > 0.1f && h / sink_m_s <= land_flare_sec;
+}
+
+bool land_flare_aim(struct land_path *lp, float d0_m, float h0_m)
+{
+	lp->aimed = d0_m > 1.0f && h0_m > 0.0f;
+	if (!lp->aimed)
+		return false;
+	lp->aim_d0_m = d0_m;
+	lp->aim_h0_m = h0_m;
+	lp->aim_a = (h0_m - lp->b * d0_m) / (d0_m * d0_m);
+	return true;
+}
+
+float land_flare_aim_height_m(const struct land_path *lp, float d_m)
+{
+	if (d_m >= lp->aim_d0_m)
+		return lp->aim_h0_m;
+	if (d_m <= 0.0f)
+		return lp->b * d_m;
+	return lp->aim_a * d_m * d_m + lp->b * d_m;
 }

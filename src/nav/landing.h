@@ -29,6 +29,9 @@ struct land_path {
 	float tan_gamma;              /* glide slope */
 	float flare_h_m, flare_d_m;   /* where the flare begins */
 	float a, b;                   /* the flare parabola */
+	/* the flare as flown, aimed from where it began (land_flare_aim) */
+	bool aimed;
+	float aim_d0_m, aim_h0_m, aim_a;
 };
 
 /*
@@ -63,6 +66,21 @@ float land_flare_sink_m_s(const struct land_path *lp, float h_m, float gs_m_s);
  * takes a low-passed sink rate, LAND_SINK_TAU_S here). */
 bool land_should_flare(const struct land_path *lp, float d_m, float hgt_m, float sink_m_s,
 		       float land_flare_alt_m, float land_flare_sec);
+/*
+ * The flare as flown steers for the land point. From where it began, d0_m
+ * before the point and h0_m above it, its height is a parabola in distance
+ * that meets the ground at the point with the touchdown's slope b:
+ *   h = a' d^2 + b d,  a' = (h0 - b d0) / d0^2     (0 <= d <= d0)
+ * h0 at and before d0, b d past the point. A flare that begins early (a
+ * gust's sink fired LAND_FLARE_SEC, or an aircraft low on the glide path met
+ * LAND_FLARE_ALT) is aimed shallower, one that begins above the path
+ * steeper, and both at the point; the planned flare is the case d0 = d_f.
+ * A flare begun within 1 m of the point, or past it, is not aimed (returns
+ * false): it follows land_flare_sink_m_s alone.
+ */
+bool land_flare_aim(struct land_path *lp, float d0_m, float h0_m);
+/* The aimed flare's height above the land point at distance d_m before it. */
+float land_flare_aim_height_m(const struct land_path *lp, float d_m);
 /* The sink rate's low-pass for the flare's time trigger: ArduPlane's 0.8/0.2
  * filter at its 10 Hz altitude update, a time constant of 0.45 s. */
 #define LAND_SINK_TAU_S 0.45f

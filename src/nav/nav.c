@@ -6,6 +6,13 @@
 
 #include "nav/nav_math.h"
 
+/* The aimed flare sinks at most this many times its law of height's sink. */
+#define NAV_FLARE_SINK_CAP 1.5f
+/* The flare is flown with the motor off for its last this many times
+ * LAND_FLARE_SEC (at least 1 s): the planned flare, from LAND_FLARE_SEC above
+ * the ground at the glide's sink down a parabola to the touchdown's, lasts
+ * about twice LAND_FLARE_SEC. */
+#define NAV_FLARE_POWER_SEC 2.0f
 /* How far past the land point (and ahead of the launch) the tracked line runs. */
 #define NAV_LINE_EXTENSION_M 1000.0f
 /* The takeoff climb's throttle comes off past this many times TRIM_ARSPD_CM. */
@@ -257,7 +264,7 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 	float eas_dem = n->eas_dem_m_s > 0.0f ? n->eas_dem_m_s : p->trim_arspd_cm * 0.01f;
 	float hgt_dem = hgt;
 	enum tecs_stage stage = TECS_STAGE_NORMAL;
-	bool level = false;
+	bool level = false, flare_power = false;
 
 	if (n->task != NAV_TASK_IDLE)
 		n->idle_alt_set = false;
@@ -320,15 +327,31 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 			n->flare_sink_m_s = n->sink_lp_m_s;
 			n->flare_gs_m_s = gs;
 			n->flare_d_m = d;
+			land_flare_aim(&n->land, d, n->flare_hgt_dem_m - n->land.land_alt_m);
 		}
 		if (n->flaring) {
-			/* from where the flare began, down at the flare's sink for
-			 * the height: the parabola when on it, and never a climb */
-			float sink = land_flare_sink_m_s(&n->land, n->flare_hgt_dem_m - n->land.land_alt_m,
-							 gs);
-			n->flare_hgt_dem_m -= sink * dt_s;
+			/* The flare steers for the land point: its height at the
+			 * distance flown (land_flare_aim), never a climb, and sinking
+			 * no faster than NAV_FLARE_SINK_CAP times what the flare's law
+			 * of height asks here (a flare begun high lands long rather
+			 * than hard). Not aimed (begun at the point): that law alone. */
+			float h = n->flare_hgt_dem_m - n->land.land_alt_m;
+			float sink = land_flare_sink_m_s(&n->land, h, gs);
+			float next = h - sink * dt_s;
+			if (n->land.aimed)
+				next = fminf(h, fmaxf(land_flare_aim_height_m(&n->land, d),
+						      h - NAV_FLARE_SINK_CAP * sink * dt_s));
+			n->flare_hgt_dem_m = n->land.land_alt_m + next;
 			hgt_dem = n->flare_hgt_dem_m;
 		}
+		/* An aimed flare that begins early (in a gust's sink, or low on
+		 * the glide path) has further to go than the motor-off glide of
+		 * a planned flare reaches: it keeps the approach's throttle (the
+		 * energy loop) until the point is NAV_FLARE_POWER_SEC times
+		 * LAND_FLARE_SEC away at the present ground speed, about as long
+		 * as the planned flare takes, and glides from there. */
+		flare_power = n->flaring && n->land.aimed &&
+			      d > fmaxf(gs, 1.0f) * NAV_FLARE_POWER_SEC * fmaxf(p->land_flare_sec, 1.0f);
 		stage = n->flaring ? TECS_STAGE_LAND_FLARE : TECS_STAGE_LAND_APPROACH;
 		level = n->flaring;
 		if (n->flaring)
@@ -393,6 +416,7 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		 * 15 % over it, so that an aircraft that climbs near its cruise
 		 * speed at full throttle (the skywalker, 15-16 m/s) keeps it */
 		.tkoff_eas_max_m_s = TKOFF_EAS_MAX_OVER_TRIM * p->trim_arspd_cm * 0.01f,
+		.flare_power = flare_power,
 	};
 	tecs_update(&n->tecs, &p->tecs, &ti, dt_s);
 

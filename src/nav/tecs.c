@@ -186,7 +186,7 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 	float k_thr = 1.0f / (p->tecs_time_const * (ste_dot_max - ste_dot_min));
 	float thr;
 	t->ste_error = spe_dem - spe_est + ske_dem - ske_est;
-	if (in->stage == TECS_STAGE_LAND_FLARE) {
+	if (in->stage == TECS_STAGE_LAND_FLARE && !in->flare_power) {
 		thr = thr_min;
 		t->integ_thr = 0.0f;
 	} else if (in->stage == TECS_STAGE_TAKEOFF || t->underspeed) {

@@ -63,6 +63,7 @@ struct tecs_input {
 	float ptch_takeoff_rad;    /* TAKEOFF stage: the climb-out pitch (the highest demanded) */
 	float tkoff_eas_max_m_s;   /* TAKEOFF stage: faster than this (EAS) the throttle comes off
 				      (an aircraft that out-climbs its takeoff pitch); 0: full throttle */
+	bool flare_power;          /* LAND_FLARE stage: the throttle stays on the energy loop */
 };
 
 struct tecs {
