@@ -264,7 +264,7 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 	float eas_dem = n->eas_dem_m_s > 0.0f ? n->eas_dem_m_s : p->trim_arspd_cm * 0.01f;
 	float hgt_dem = hgt;
 	enum tecs_stage stage = TECS_STAGE_NORMAL;
-	bool level = false, flare_power = false;
+	bool level = false, flare_power = false, flare_past = false;
 
 	if (n->task != NAV_TASK_IDLE)
 		n->idle_alt_set = false;
@@ -352,6 +352,7 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		 * as the planned flare takes, and glides from there. */
 		flare_power = n->flaring && n->land.aimed &&
 			      d > fmaxf(gs, 1.0f) * NAV_FLARE_POWER_SEC * fmaxf(p->land_flare_sec, 1.0f);
+		flare_past = n->flaring && d < 0.0f;
 		stage = n->flaring ? TECS_STAGE_LAND_FLARE : TECS_STAGE_LAND_APPROACH;
 		level = n->flaring;
 		if (n->flaring)
@@ -417,6 +418,7 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		 * speed at full throttle (the skywalker, 15-16 m/s) keeps it */
 		.tkoff_eas_max_m_s = TKOFF_EAS_MAX_OVER_TRIM * p->trim_arspd_cm * 0.01f,
 		.flare_power = flare_power,
+		.flare_past = flare_past,
 	};
 	tecs_update(&n->tecs, &p->tecs, &ti, dt_s);
 

@@ -19,6 +19,8 @@
  * touchdown was 10.6 and 13.0 m short on seeds 1 and 2, at 2 4.3 and 10.5,
  * at 3 seed 2 ballooned 9.6 m long. */
 #define TECS_FLARE_INTEG_RATE 2.0f
+/* How much lower the flare's pitch floor is past the land point (2 degrees). */
+#define TECS_FLARE_PAST_PITCH_RAD (2.0f * NAV_DEG2RAD)
 
 void tecs_params_default(struct tecs_params *p)
 {
@@ -251,6 +253,10 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 		pitch_max = nav_clampf(in->ptch_takeoff_rad, 0.0f, pitch_max);
 	if (in->stage == TECS_STAGE_LAND_FLARE) {
 		float lp = p->land_pitch_cd * 0.01f * NAV_DEG2RAD;
+		/* past the land point a flare still in the air floats level
+		 * over the ground at the floor: 2 degrees lower there */
+		if (in->flare_past)
+			lp -= TECS_FLARE_PAST_PITCH_RAD;
 		if (lp > pitch_min)
 			pitch_min = nav_clampf(lp, pitch_min, pitch_max);
 	}

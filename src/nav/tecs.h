@@ -64,6 +64,8 @@ struct tecs_input {
 	float tkoff_eas_max_m_s;   /* TAKEOFF stage: faster than this (EAS) the throttle comes off
 				      (an aircraft that out-climbs its takeoff pitch); 0: full throttle */
 	bool flare_power;          /* LAND_FLARE stage: the throttle stays on the energy loop */
+	bool flare_past;           /* LAND_FLARE stage: past the land point (the pitch floor,
+				      LAND_PITCH_CD, 2 degrees lower) */
 };
 
 struct tecs {
