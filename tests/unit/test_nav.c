@@ -576,6 +576,38 @@ static void test_land_path_plans_into_a_strong_headwind(void **state)
 	assert_true(sink < 0.5f && sink >= LAND_SINK_MIN_M_S);
 }
 
+/* The flare as flown aims at the land point from wherever it began: on the
+ * ground there with the touchdown's slope, shallower when begun early, and
+ * the planned flare when begun where the plan has it. */
+static void test_land_flare_aims_at_the_point_from_where_it_began(void **state)
+{
+	(void)state;
+	struct land_path lp;
+	struct nav_ne start = { -350, 0 }, land = { 0, 0 };
+	assert_int_equal(land_path_plan(&lp, start, 30.0f, land, 0.0f, 13.0f, 2.0f, 1.5f, 0.25f), 0);
+	assert_false(lp.aimed);
+	/* begun where the plan has it: the planned parabola */
+	assert_true(land_flare_aim(&lp, lp.flare_d_m, lp.flare_h_m));
+	for (float d = 0.0f; d <= lp.flare_d_m; d += 5.0f)
+		assert_near(land_flare_aim_height_m(&lp, d), land_path_height_m(&lp, d), 1e-3);
+	/* begun early and low (60 m out at 1.5 m): shallower, still on the point */
+	assert_true(land_flare_aim(&lp, 60.0f, 1.5f));
+	assert_near(land_flare_aim_height_m(&lp, 60.0f), 1.5, 1e-4);
+	assert_near(land_flare_aim_height_m(&lp, 70.0f), 1.5, 1e-4);
+	assert_near(land_flare_aim_height_m(&lp, 0.0f), 0.0, 1e-6);
+	float e = 0.01f;
+	assert_near((land_flare_aim_height_m(&lp, e) - land_flare_aim_height_m(&lp, 0.0f)) / e, lp.b,
+		    1e-3);
+	assert_true(land_flare_aim_height_m(&lp, 30.0f) < 1.5f &&
+		    land_flare_aim_height_m(&lp, 30.0f) > 0.0f);
+	/* past the point: on down at the touchdown's slope */
+	assert_near(land_flare_aim_height_m(&lp, -10.0f), -10.0f * lp.b, 1e-5);
+	/* begun at the point, or at no height: not aimed */
+	assert_false(land_flare_aim(&lp, 0.5f, 1.0f));
+	assert_false(lp.aimed);
+	assert_false(land_flare_aim(&lp, 30.0f, 0.0f));
+}
+
 /* ---- launch detector ---- */
 
 static void test_launch_waits_for_the_throw_then_the_delay_then_the_speed(void **state)
@@ -920,6 +952,7 @@ int main(void)
 		cmocka_unit_test(test_tecs_hold_pitch_starts_from_the_attitude_and_the_trim_given),
 		cmocka_unit_test(test_land_path_is_continuous_and_ends_on_the_point),
 		cmocka_unit_test(test_land_path_plans_into_a_strong_headwind),
+		cmocka_unit_test(test_land_flare_aims_at_the_point_from_where_it_began),
 		cmocka_unit_test(test_launch_waits_for_the_throw_then_the_delay_then_the_speed),
 		cmocka_unit_test(test_launch_ignores_throws_in_the_wrong_attitude_or_too_slow),
 		cmocka_unit_test(test_nav_leg_reports_and_sequences),
