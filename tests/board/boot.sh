@@ -93,7 +93,18 @@ else
 fi
 # The console: the mini-UART, the second -serial.
 args+=(-serial stdio)
-args+=(-append "console=ttyS1,115200 panic=-1 rootwait quiet loglevel=4 systemd.show_status=0 printk.devkmsg=on")
+# rodata=off: with it on (strict module RWX), every module's init sections
+# are freed with VM_FLUSH_RESET_PERMS, and that free flushes the TLB over the
+# whole span from the modules' area (0xbf000000) to the vmalloc area
+# (0xf0000000), one broadcast TLBIMVAAIS per 4 kB page (200 000 of them:
+# ARM32 has no flush-all threshold). Under TCG each broadcast is a
+# synchronous stop of all four vCPUs, so each module udev or /init loads
+# held a CPU for 20-80 s, the others spinning in stop_machine: "soft lockup -
+# CPU#0 stuck for 52s! [migration/0]", 300 s to BOARD-UP idle (2026-12-05),
+# and on a CI host that board never reached it in 55 min. Without it: 30 s
+# to BOARD-UP, no stall. This is the emulator's command line, not the
+# field's: a real board keeps its kernel's read-only protection.
+args+=(-append "console=ttyS1,115200 panic=-1 rootwait quiet loglevel=4 systemd.show_status=0 printk.devkmsg=on rodata=off")
 echo "board-boot: qemu-system-arm ${args[*]}" >&2
 
 rc=0
