@@ -27,7 +27,17 @@ deps_need() {
 	fi
 	echo "fulmar: installing $missing"
 	if [ -z "${DEPS_UPDATED:-}" ]; then
-		apt-get update -qq || { echo "fulmar: apt-get update failed" >&2; exit 1; }
+		# One broken index (a mirror caught mid-sync, as this machine's
+		# bookworm-security armhf list once was) fails the whole update,
+		# though every other list was fetched. The install below may
+		# still find all it needs, so go on; if it cannot, it says so.
+		local log
+		log=$(mktemp)
+		if ! apt-get update -qq >"$log" 2>&1; then
+			echo "fulmar: apt-get update failed; installing from the package lists apt has:" >&2
+			grep -E '^(E|W):' "$log" | head -n 5 >&2 || tail -n 5 "$log" >&2
+		fi
+		rm -f "$log"
 		DEPS_UPDATED=1
 	fi
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
