@@ -35,7 +35,9 @@ deps_need() {
 		log=$(mktemp)
 		if ! apt-get update -qq >"$log" 2>&1; then
 			echo "fulmar: apt-get update failed; installing from the package lists apt has:" >&2
-			grep -E '^(E|W):' "$log" | head -n 5 >&2 || tail -n 5 "$log" >&2
+			# the first five errors and warnings (grep -m: no pipe for
+			# pipefail to trip on), else the log's last lines
+			grep -m 5 -E '^(E|W):' "$log" >&2 || tail -n 5 "$log" >&2
 		fi
 		rm -f "$log"
 		DEPS_UPDATED=1
