@@ -28,7 +28,10 @@ struct vehicle_state {
 	float alt_msl_m;
 	float alt_rel_m;               /* above home */
 	float vel_ned_m_s[3];
-	float airspeed_m_s;
+	float airspeed_m_s;            /* the estimate: ground velocity less the wind */
+	float airspeed_meas_m_s;       /* the airspeed sensor's latest reading (a gust's
+					  change within a sample), NAN when no sensor is
+					  in use or it has gone quiet */
 	float wind_ne_m_s[2];
 	float pos_sigma_m;             /* horizontal 1-sigma uncertainty */
 };

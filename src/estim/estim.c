@@ -1397,6 +1397,8 @@ int estim_push_airspeed(struct estim *e, const struct airspeed_sample *s)
 	if (isfinite(s->temp_c) && s->temp_c > -60.0f && s->temp_c < 90.0f)
 		rho = e->air_density * e->baro_temp_k / (s->temp_c + 273.15f);
 	float tas = eas * sqrtf(RHO0 / rho);
+	e->tas_meas_m_s = tas;
+	e->tas_meas_us = s->t_us;
 	if (!e->running) {
 		e->tas_last_m_s = tas;
 		return -EAGAIN;
@@ -1670,6 +1672,10 @@ void estim_get_state(const struct estim *e, struct vehicle_state *out)
 	out->alt_rel_m = -e->out.pos[2];
 	float u[3] = { e->out.vel[0] - e->x.wind[0], e->out.vel[1] - e->x.wind[1], e->out.vel[2] };
 	out->airspeed_m_s = sqrtf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+	/* the sensor's own reading, within ESTIM_TAS_MEAS_AGE_S either side of now */
+	uint64_t age = e->t_now_us > e->tas_meas_us ? e->t_now_us - e->tas_meas_us : e->tas_meas_us - e->t_now_us;
+	out->airspeed_meas_m_s = e->cfg.use_airspeed && e->tas_meas_us != 0 &&
+				 (float)age * 1e-6f < ESTIM_TAS_MEAS_AGE_S ? e->tas_meas_m_s : NAN;
 	memcpy(out->wind_ne_m_s, e->x.wind, sizeof(out->wind_ne_m_s));
 	out->pos_sigma_m = sqrt_pos(e->P[6][6] + e->P[7][7]);
 	if (f & ESTIM_EKF_ATTITUDE)

@@ -63,6 +63,8 @@ enum estim_state_index {
 #define ESTIM_BARO_MAX_HZ 50.0f
 #define ESTIM_MAG_MAX_HZ 100.0f
 #define ESTIM_TAS_MAX_HZ 50.0f
+/* The sensor's reading is reported (vehicle_state.airspeed_meas_m_s) this long after it. */
+#define ESTIM_TAS_MEAS_AGE_S 0.5f
 
 struct estim_config {
 	float filter_rate_hz;   /* prediction rate, 50..400; default 200 (at most the IMU's rate in effect) */
@@ -311,6 +313,8 @@ struct estim {
 	uint64_t gps_fail_since_us, baro_fail_since_us, mag_fail_since_us;
 	uint64_t hgt_reset_us, last_baro_valid_us;
 	float tas_last_m_s;
+	float tas_meas_m_s;     /* the airspeed sensor's latest reading (TAS), as it came */
+	uint64_t tas_meas_us;   /* its sample time (0: none yet) */
 	float hold_pos[3];      /* constant-position mode */
 	uint64_t gps_last_valid_us;
 	uint64_t gps_prev_obs_us; /* measurement time of the previous fix used or rejected */

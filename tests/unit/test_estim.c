@@ -387,7 +387,8 @@ struct synth {
 	uint64_t imu_us;        /* the IMU's interval (1 ms) */
 	uint64_t gps_us;        /* the GPS's (200 ms) */
 	bool all_fresh;         /* baro, compass and airspeed with every IMU sample, as some simulators send them */
-	bool no_gps, no_mag, no_baro;
+	bool no_gps, no_mag, no_baro, no_airspeed;
+	double airspeed_offset; /* added to the truth's airspeed (a gust the inertial path does not see) */
 	double gps_offset_n;
 	double accel_bias[3], accel_scale;   /* the accelerometer's error (scale 0: none) */
 	double accel_range;     /* full scale, m/s^2: a reading clips there (0: none) */
@@ -473,9 +474,10 @@ static void synth_run(struct synth *s, double dur)
 				m.field_ut[i] = (float)(mb[i] * 100.0);
 			estim_push_mag(&s->e, &m);
 		}
-		if (due_at(s, us, 20000) && tr.airspeed > 0) {
+		if (due_at(s, us, 20000) && tr.airspeed > 0 && !s->no_airspeed) {
 			double rho = D(p) / (287.05 * 288.15);
-			struct airspeed_sample a = { t_us, (float)(0.5 * rho * tr.airspeed * tr.airspeed), 15.0f };
+			double v = tr.airspeed + s->airspeed_offset;
+			struct airspeed_sample a = { t_us, (float)(0.5 * rho * v * v), 15.0f };
 			estim_push_airspeed(&s->e, &a);
 		}
 		if (us % s->gps_us < s->imu_us && !s->no_gps && s->t > s->gps_delay_s) {
@@ -904,6 +906,43 @@ static void test_estim_counts_a_gap_and_holds_the_sample_one_interval(void **sta
 	}
 	assert_int_equal(es.count.imu_gaps, 2);
 	assert_true(lapses[0] > 0);
+}
+
+/* The airspeed sensor's own reading is published beside the estimate's
+ * (ground velocity less the wind): a gust from behind shows in it with the
+ * next sample, while the estimate, its wind a slow state, still says the
+ * airspeed before. Gone quiet for ESTIM_TAS_MEAS_AGE_S, or not in use, it is
+ * NAN. */
+static void test_estim_publishes_the_airspeed_sensors_reading(void **state)
+{
+	(void)state;
+	static struct synth s;
+	struct estim_config c;
+	cfg_default(&c);
+	struct line_arg la = { 15 };
+	synth_init(&s, traj_line, &la, &c);
+	synth_run(&s, 20.0);
+	struct vehicle_state vs;
+	estim_get_state(&s.e, &vs);
+	assert_true(fabsf(vs.airspeed_meas_m_s - 15.0f) < 0.3f);
+	assert_true(fabsf(vs.airspeed_m_s - 15.0f) < 0.5f);
+	s.airspeed_offset = -4.0;
+	synth_run(&s, 0.1);
+	estim_get_state(&s.e, &vs);
+	print_message("4 m/s gust from behind, 0.1 s on: sensor %.2f m/s, estimate %.2f m/s\n",
+		      (double)vs.airspeed_meas_m_s, (double)vs.airspeed_m_s);
+	assert_true(fabsf(vs.airspeed_meas_m_s - 11.0f) < 0.3f);
+	assert_true(vs.airspeed_m_s > 14.0f);
+	s.no_airspeed = true;
+	synth_run(&s, (double)ESTIM_TAS_MEAS_AGE_S + 0.05);
+	estim_get_state(&s.e, &vs);
+	assert_true(isnan(vs.airspeed_meas_m_s));
+
+	c.use_airspeed = false;
+	synth_init(&s, traj_line, &la, &c);
+	synth_run(&s, 5.0);
+	estim_get_state(&s.e, &vs);
+	assert_true(isnan(vs.airspeed_meas_m_s));
 }
 
 /* GPS from 1 to 10 Hz behind up to ArduPilot's largest GPS_DELAY_MS: used
@@ -1518,6 +1557,7 @@ int main(void)
 		cmocka_unit_test(test_estim_integrates_any_imu_rate_by_its_time_stamps),
 		cmocka_unit_test(test_estim_takes_slow_sensors_at_their_own_rate_when_every_sample_is_fresh),
 		cmocka_unit_test(test_estim_counts_a_gap_and_holds_the_sample_one_interval),
+		cmocka_unit_test(test_estim_publishes_the_airspeed_sensors_reading),
 		cmocka_unit_test(test_estim_uses_gps_from_1_to_10_hz_at_its_delay),
 		cmocka_unit_test(test_estim_fuses_gps_at_its_measurement_time),
 		cmocka_unit_test(test_estim_gps_fusion_follows_the_kalman_gain_and_gates_jumps),
