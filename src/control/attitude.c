@@ -19,11 +19,13 @@ void ctl_params_default(struct ctl_params *p)
 	p->rll2srv_imax = 3000.0f;
 	p->rll2srv_rmax = 0.0f;
 	p->ptch2srv_tconst = 0.5f;
-	/* this airframe: P 0.6 (the 2013 default) is the pitch-rate feed-forward
-	 * its elevator needs, 1.0 doubles it; I 0.5 holds pitch through speed
-	 * changes within a degree */
-	p->ptch2srv_p = 0.6f;
-	p->ptch2srv_i = 0.5f;
+	/* ArduPilot's, as the roll loop's: with P 0.6 and I 0.5 (kp_ff 0.135,
+	 * the elevator left to the integrator) the cub's attitude took 2.5 s to
+	 * follow the flare's pitch-up, and in its turns onto a 10 m/s tailwind
+	 * it lost 2.5 m and zoomed back; P 1.0 and I 0.3 (kp_ff 0.385) keep those
+	 * turns within 0.8 m (docs/campaign.md, 2026-12-06) */
+	p->ptch2srv_p = 1.0f;
+	p->ptch2srv_i = 0.3f;
 	p->ptch2srv_d = 0.04f;
 	p->ptch2srv_imax = 3000.0f;
 	p->ptch2srv_rmax_up = 0.0f;

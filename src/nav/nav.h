@@ -27,6 +27,16 @@
 #include "nav/steer.h"
 #include "nav/tecs.h"
 
+/* The aimed flare asks for the height its path has this long (at the present
+ * ground speed) further out than the aircraft is. Flying the path itself the
+ * aircraft touched down short: in its last second, the motor off and the pitch
+ * rising late, it sank 0.1-0.2 m under the demand, and on the ground the
+ * estimate's height was 0.07-0.14 m over the land point's. The path ends at
+ * TECS_LAND_SINK's slope, 1 in 60 at 15 m/s, so that was 6-12 m: both airframes
+ * 3-10 m short in calm air and a crosswind, the demo's world 7.4 m short on
+ * average. With the lead, 3-4 m short on average (docs/campaign.md, 2026-12-06). */
+#define NAV_FLARE_LEAD_S 0.5f
+
 /* Field names are ArduPlane's parameter names in lower case. */
 struct nav_params {
 	struct l1_params l1;
@@ -76,6 +86,10 @@ struct nav {
 	bool land_planned, flaring;
 	float flare_hgt_dem_m;
 	float sink_lp_m_s;                   /* low-passed sink (LAND_SINK_TAU_S) */
+	/* the airspeed sensor's reading less the estimate's (whose wind is a
+	 * slow state): the gusts. Its mean and variance, low-passed over
+	 * NAV_GUST_TAU_S. */
+	float gust_mean_m_s, gust_var_m2_s2;
 	/* where the flare began: height above the land point, the sink that
 	 * judged it, ground speed, distance before the land point */
 	float flare_h_m, flare_sink_m_s, flare_gs_m_s, flare_d_m;
@@ -155,6 +169,9 @@ void nav_set_land(struct nav *n, const struct nav_wp *approach_wp, const struct 
  * slower than TKOFF_TDRAG_SPD1, then the nose level until TKOFF_ROTATE_SPD,
  * steering on the runway heading below GROUND_STEER_ALT. */
 void nav_set_takeoff(struct nav *n, float pitch_deg, float alt_rel_m);
+
+/* What the landing approach adds to its airspeed for the gusts measured (m/s). */
+float nav_gust_margin_m_s(const struct nav *n);
 
 /* One step of dt_s. accel_body_m_s2 (may be NULL) is the IMU's specific
  * force, body axes: TECS uses its x for the speed derivative and the launch

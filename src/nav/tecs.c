@@ -156,15 +156,44 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 		dh = in->hgt_dem_m - t->hgt_dem_rl;
 	t->hgt_dem_rl += dh;
 	t->hgt_dem_adj_last = t->hgt_dem_adj;
+	if (in->stage == TECS_STAGE_TAKEOFF) {
+		/* In the climb-out pitch flies the speed, not the height, and
+		 * the aircraft outclimbs TECS_CLMB_MAX: a demand left behind
+		 * it is a false energy surplus at the hand-over, which winds
+		 * the throttle integrator down (in calm air the skywalker
+		 * then sank 2.5 m under its first leg's height, 1.5 m since).
+		 * So the demand keeps up with the aircraft, as far as the
+		 * takeoff height. */
+		float up = fminf(in->hgt_m, in->hgt_dem_m);
+		t->hgt_dem_rl = fmaxf(t->hgt_dem_rl, up);
+		t->hgt_dem_adj = fmaxf(t->hgt_dem_adj, up);
+		t->hgt_dem_adj_last = fmaxf(t->hgt_dem_adj_last, up);
+	}
 	if (landing) {
 		t->hgt_dem_adj = t->hgt_dem_rl;
 	} else {
 		float a = dt / (TECS_HGT_DEM_TAU_S + dt);
 		t->hgt_dem_adj += a * (t->hgt_dem_rl - t->hgt_dem_adj);
 	}
-	if (in->stage != t->last_stage)
+	if (in->stage != t->last_stage) {
 		t->hgt_rate_dem = 0.0f;
-	else
+		/* The takeoff's pitch integrator holds the takeoff pitch (set
+		 * there on the runway, wound there by the speed guard in the
+		 * climb: faster than ARSPD_FBW_MIN, it asks for more pitch).
+		 * Carried into the cruise it is 10 degrees of nose-up the
+		 * integrator takes 15 s to shed: the cub zoomed 7 m past the
+		 * takeoff height and then slowed to 1.24 x its stall. From zero
+		 * the skywalker, trimmed 2 degrees up, sagged 2.4 m while the
+		 * integrator found its trim. So the cruise starts from the
+		 * attitude that flies level at this speed: the present one less
+		 * the climb's path angle. */
+		if (t->last_stage == TECS_STAGE_TAKEOFF) {
+			float gamma = asinf(nav_clampf(in->climb_m_s / fmaxf(t->tas_state, TECS_TAS_FLOOR_M_S),
+						       -1.0f, 1.0f));
+			float pmin = p->lim_pitch_min * 0.01f * NAV_DEG2RAD, pmax = p->lim_pitch_max * 0.01f * NAV_DEG2RAD;
+			t->integ_seb = nav_clampf(in->pitch_rad - gamma, pmin, pmax);
+		}
+	} else
 		t->hgt_rate_dem = (t->hgt_dem_adj - t->hgt_dem_adj_last) / dt;
 	t->last_stage = in->stage;
 
@@ -257,6 +286,14 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 		 * over the ground at the floor: 2 degrees lower there */
 		if (in->flare_past)
 			lp -= TECS_FLARE_PAST_PITCH_RAD;
+		/* As ArduPlane does, the floor rises from the approach's to
+		 * LAND_PITCH_CD with the height flown in the flare, not at
+		 * once: a floor at the flare's start held the nose above the
+		 * path's pitch, and the aircraft floated over the path (in a
+		 * headwind gust, long) and then sank under it, the motor off
+		 * and the pitch catching up late (the demo, 8-11 m short). */
+		float f = nav_clampf(in->flare_frac, 0.0f, 1.0f);
+		lp = (1.0f - f) * pitch_min + f * lp;
 		if (lp > pitch_min)
 			pitch_min = nav_clampf(lp, pitch_min, pitch_max);
 	}

@@ -66,6 +66,9 @@ struct tecs_input {
 	bool flare_power;          /* LAND_FLARE stage: the throttle stays on the energy loop */
 	bool flare_past;           /* LAND_FLARE stage: past the land point (the pitch floor,
 				      LAND_PITCH_CD, 2 degrees lower) */
+	float flare_frac;          /* LAND_FLARE stage: the part of the flare's height flown,
+				      0 at its start, 1 on the ground: LAND_PITCH_CD's floor
+				      comes in with it */
 };
 
 struct tecs {

@@ -413,10 +413,11 @@ static void test_tecs_takeoff_and_flare_stages(void **state)
 	in.stage = TECS_STAGE_LAND_FLARE;
 	in.hgt_dem_m = 0.0f;
 	in.hgt_m = 2.0f;
+	in.flare_frac = 1.0f;
 	for (int i = 0; i < 50; i++)
 		tecs_update(&t, &p, &in, 0.02f);
 	assert_near(t.throttle_dem, p.thr_min * 0.01f, 1e-6);
-	/* LAND_PITCH_CD is the floor of the flare's pitch */
+	/* LAND_PITCH_CD is the floor of the flare's pitch (at its end) */
 	assert_true(t.pitch_dem_rad >= p.land_pitch_cd * 0.01f * D2R - 1e-6f);
 }
 
@@ -484,6 +485,135 @@ static void test_tecs_takeoff_throttle_comes_off_past_its_speed_cap(void **state
 	tecs_init(&t);
 	tecs_settle(&t, &p, &in);
 	assert_near(t.throttle_dem, p.thr_max * 0.01f, 1e-6);
+}
+
+/* The climb-out winds the pitch integrator up to the takeoff pitch (faster than
+ * ARSPD_FBW_MIN, the speed guard asks for more); the cruise does not inherit
+ * it. At the hand-over the integrator starts from the attitude that flies
+ * level: the present pitch less the climb's path angle (12 degrees climbing
+ * 4 m/s at 18 m/s: -0.84). The pitch demand comes down from the takeoff pitch
+ * no faster than TECS_VERT_ACC lets it. A stage change between other stages
+ * keeps what the integrator holds. */
+static void test_tecs_cruise_starts_from_the_level_attitude_not_the_takeoff_integrator(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	tecs_base(&p, &in);
+	p.tecs_integ_gain = 0.1f;
+	in.stage = TECS_STAGE_TAKEOFF;
+	in.ptch_takeoff_rad = 12 * D2R;
+	in.hgt_m = 95.0f;
+	in.hgt_dem_m = 100.0f;
+	in.eas_dem_m_s = p.arspd_fbw_min;
+	in.eas_m_s = 18.0f;
+	in.climb_m_s = 4.0f;
+	in.pitch_rad = 12 * D2R;
+	tecs_settle(&t, &p, &in);
+	/* rotated from the runway: the integrator at the takeoff pitch */
+	tecs_hold_pitch(&t, 12 * D2R, 12 * D2R);
+	for (int i = 0; i < 50; i++)
+		tecs_update(&t, &p, &in, 0.02f);
+	assert_true(t.integ_seb > 10 * D2R);
+	assert_near(t.pitch_dem_rad, 12 * D2R, 1e-5);
+	float step = 0.02f * p.tecs_vert_acc / t.tas_state;
+	float level = 12 * D2R - asinf(4.0f / t.tas_state);
+	assert_near(level, -0.84f * D2R, 0.02f * D2R);
+	in.stage = TECS_STAGE_NORMAL;
+	in.hgt_m = 100.0f;
+	in.eas_dem_m_s = in.eas_m_s;
+	tecs_update(&t, &p, &in, 0.02f);
+	assert_near(t.integ_seb, level, 0.05f * D2R);
+	assert_near(t.pitch_dem_rad, 12 * D2R - step, 1e-5);
+	/* the same hand-over flying level: the present attitude */
+	struct tecs t2;
+	in.stage = TECS_STAGE_TAKEOFF;
+	in.climb_m_s = 0.0f;
+	in.pitch_rad = 3 * D2R;
+	tecs_settle(&t2, &p, &in);
+	in.stage = TECS_STAGE_NORMAL;
+	tecs_update(&t2, &p, &in, 0.02f);
+	assert_near(t2.integ_seb, 3 * D2R, 0.05f * D2R);
+	/* NORMAL to LAND_APPROACH keeps what the cruise found */
+	in.climb_m_s = 0.0f;
+	tecs_settle(&t, &p, &in);
+	float cruise = t.integ_seb;
+	in.stage = TECS_STAGE_LAND_APPROACH;
+	tecs_update(&t, &p, &in, 0.02f);
+	assert_near(t.integ_seb, cruise, 0.05f * D2R);
+}
+
+/* In the climb-out the aircraft outclimbs TECS_CLMB_MAX (pitch flies the
+ * speed there): the height demand keeps up with it, up to the takeoff height,
+ * so the hand-over sees no surplus that is not there. In the cruise the same
+ * climb leaves the rate-limited demand behind. */
+static void test_tecs_takeoff_height_demand_keeps_up_with_the_aircraft(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	enum tecs_stage stages[2] = { TECS_STAGE_TAKEOFF, TECS_STAGE_NORMAL };
+	float lag[2];
+	tecs_base(&p, &in);
+	p.tecs_clmb_max = 3.0f;
+	for (int k = 0; k < 2; k++) {
+		in.stage = stages[k];
+		in.ptch_takeoff_rad = 12 * D2R;
+		in.hgt_m = 0.0f;
+		in.hgt_dem_m = 0.0f;
+		in.climb_m_s = 4.0f;
+		tecs_init(&t);
+		tecs_update(&t, &p, &in, 0.02f);
+		in.hgt_dem_m = 40.0f;
+		for (int i = 0; i < 400; i++) {   /* 8 s: 32 m */
+			in.hgt_m += 4.0f * 0.02f;
+			tecs_update(&t, &p, &in, 0.02f);
+		}
+		lag[k] = in.hgt_m - t.hgt_dem_adj;
+	}
+	assert_near(lag[0], 0.0f, 1e-3);
+	assert_true(lag[1] > 5.0f);
+	/* past the takeoff height the demand stays at it */
+	in.stage = TECS_STAGE_TAKEOFF;
+	tecs_init(&t);
+	tecs_update(&t, &p, &in, 0.02f);
+	in.hgt_m = 43.0f;
+	tecs_update(&t, &p, &in, 0.02f);
+	assert_near(t.hgt_dem_adj, 40.0f, 1e-3);
+}
+
+/* LAND_PITCH_CD's floor comes in with the height flown in the flare, as
+ * ArduPlane's does: at the flare's start an aircraft over its path may pitch
+ * below it to regain the path, halfway down no lower than halfway between
+ * LIM_PITCH_MIN and it, on the ground not below it. */
+static void test_tecs_flare_pitch_floor_comes_in_with_the_height_flown(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	tecs_base(&p, &in);
+	p.land_pitch_cd = 300.0f;
+	float floor = 3 * D2R, lim = p.lim_pitch_min * 0.01f * D2R;
+	const float frac[3] = { 0.0f, 0.5f, 1.0f };
+	float pitch[3];
+	for (int k = 0; k < 3; k++) {
+		in.stage = TECS_STAGE_NORMAL;
+		in.hgt_m = 3.0f;
+		in.hgt_dem_m = 3.0f;
+		tecs_settle(&t, &p, &in);
+		in.stage = TECS_STAGE_LAND_FLARE;
+		in.flare_frac = frac[k];
+		in.hgt_dem_m = 0.0f;   /* 3 m over the flare's path */
+		for (int i = 0; i < 200; i++)
+			tecs_update(&t, &p, &in, 0.02f);
+		pitch[k] = t.pitch_dem_rad;
+	}
+	assert_true(pitch[0] < 0.0f);
+	assert_true(pitch[1] >= 0.5f * (lim + floor) - 1e-6f && pitch[1] < floor);
+	assert_near(pitch[2], floor, 1e-6);
 }
 
 /* On the wheels the pitch is not TECS's: held, it starts from the attitude
@@ -720,6 +850,95 @@ static void test_nav_leg_reports_and_sequences(void **state)
 	assert_true(out.wp_reached);
 }
 
+/* The landing approach is flown faster by one standard deviation of the gusts
+ * (the airspeed sensor's reading less the estimate's, whose wind is slow),
+ * at most 4 m/s more; a leg keeps TRIM_ARSPD_CM. Without the sensor's reading
+ * the margin measured is kept. */
+static void test_nav_landing_approach_adds_a_margin_for_the_gusts(void **state)
+{
+	(void)state;
+	struct sim_lla home = sim_home_default();
+	struct nav_params p;
+	nav_params_default(&p);
+	struct nav n;
+	nav_init(&n, home.lat_deg, home.lon_deg);
+	float trim = p.trim_arspd_cm * 0.01f;
+	struct nav_wp a = wp_at(&home, 0, 0, 50), b = wp_at(&home, 600, 0, 50), c = wp_at(&home, 600, 200, 50);
+	nav_set_leg(&n, &a, &b, &c);
+	struct nav_output out;
+	struct vehicle_state vs = vs_at(&home, 100, 0, 50, 15, 0);
+	vs.airspeed_meas_m_s = NAN;
+	nav_update(&n, &p, &vs, NULL, 0.02f, &out);
+	assert_near(nav_gust_margin_m_s(&n), 0.0, 1e-6);
+	/* 30 s of gusts: the sensor 1 m/s either side of the estimate, 0.5 m/s over */
+	for (int i = 0; i < 1500; i++) {
+		vs.airspeed_meas_m_s = vs.airspeed_m_s + 0.5f + ((i / 10) % 2 ? 1.0f : -1.0f);
+		nav_update(&n, &p, &vs, NULL, 0.02f, &out);
+	}
+	assert_near(nav_gust_margin_m_s(&n), 1.0, 0.05);
+	assert_near(out.aspd_error_m_s, trim - 15.0f, 1e-3);
+	float margin = nav_gust_margin_m_s(&n);
+	struct nav_wp ap = wp_at(&home, -400, 0, 30), land = wp_at(&home, 0, 0, 0);
+	nav_set_land(&n, &ap, &land);
+	vs = vs_at(&home, -300, 0, 22, 15, 0);
+	vs.airspeed_meas_m_s = NAN;
+	nav_update(&n, &p, &vs, NULL, 0.02f, &out);
+	assert_near(nav_gust_margin_m_s(&n), margin, 1e-6);
+	assert_near(out.aspd_error_m_s, trim + margin - 15.0f, 1e-3);
+	/* rough air: no more than 4 m/s */
+	for (int i = 0; i < 1500; i++) {
+		vs.airspeed_meas_m_s = vs.airspeed_m_s + ((i / 10) % 2 ? 5.0f : -5.0f);
+		nav_update(&n, &p, &vs, NULL, 0.02f, &out);
+	}
+	assert_near(nav_gust_margin_m_s(&n), 4.0, 1e-6);
+}
+
+/* Flown exactly on its demand, the aimed flare holds its height for the first
+ * NAV_FLARE_LEAD_S of ground (never a climb) and from there asks for the
+ * height its path has NAV_FLARE_LEAD_S further out: it reaches the land
+ * point's height that far past the point. */
+static void test_nav_flare_leads_its_path(void **state)
+{
+	(void)state;
+	struct sim_lla home = sim_home_default();
+	struct nav_params p;
+	nav_params_default(&p);
+	p.tecs.land_pitch_cd = 300.0f;
+	struct nav n;
+	nav_init(&n, home.lat_deg, home.lon_deg);
+	struct nav_wp ap = wp_at(&home, -400, 0, 30), land = wp_at(&home, 0, 0, 0);
+	nav_set_land(&n, &ap, &land);
+	struct nav_output out;
+	const float gs = 15.0f, dt = 0.02f, lead = gs * NAV_FLARE_LEAD_S;
+	double north = -300.0;
+	float h = 22.0f, d0 = NAN, h0 = NAN, at_point = NAN, past = NAN;
+	for (int i = 0; i < 2000 && north < 2.0 * (double)lead; i++) {
+		struct vehicle_state vs = vs_at(&home, north, 0, h, gs, 0);
+		vs.vel_ned_m_s[2] = 0.0f;
+		vs.airspeed_meas_m_s = NAN;
+		nav_update(&n, &p, &vs, NULL, dt, &out);
+		if (out.flaring && isnan(d0)) {
+			d0 = (float)-north;
+			h0 = h + out.alt_error_m;
+		}
+		if (out.flaring && (float)-north > d0 - lead + 0.5f)
+			assert_near(h + out.alt_error_m, h0, 1e-4);   /* level at first */
+		if (isnan(at_point) && north >= 0.0)
+			at_point = h + out.alt_error_m;
+		if (isnan(past) && north >= (double)lead)
+			past = h + out.alt_error_m;
+		h += out.alt_error_m;
+		north += (double)(gs * dt);
+	}
+	assert_false(isnan(d0));
+	assert_true(d0 > 2.0f * lead);
+	/* over the point: the path's height NAV_FLARE_LEAD_S out, not 0 */
+	assert_near(at_point, land_flare_aim_height_m(&n.land, lead), 0.02f);
+	assert_true(at_point > 0.05f);
+	/* NAV_FLARE_LEAD_S past it: the land point's height */
+	assert_near(past, 0.0f, 0.02f);
+}
+
 static void test_nav_takeoff_holds_the_motor_until_the_throw(void **state)
 {
 	(void)state;
@@ -949,6 +1168,9 @@ int main(void)
 		cmocka_unit_test(test_tecs_takeoff_and_flare_stages),
 		cmocka_unit_test(test_tecs_flare_integrator_takes_the_sink_rate_error),
 		cmocka_unit_test(test_tecs_takeoff_throttle_comes_off_past_its_speed_cap),
+		cmocka_unit_test(test_tecs_cruise_starts_from_the_level_attitude_not_the_takeoff_integrator),
+		cmocka_unit_test(test_tecs_takeoff_height_demand_keeps_up_with_the_aircraft),
+		cmocka_unit_test(test_tecs_flare_pitch_floor_comes_in_with_the_height_flown),
 		cmocka_unit_test(test_tecs_hold_pitch_starts_from_the_attitude_and_the_trim_given),
 		cmocka_unit_test(test_land_path_is_continuous_and_ends_on_the_point),
 		cmocka_unit_test(test_land_path_plans_into_a_strong_headwind),
@@ -956,6 +1178,8 @@ int main(void)
 		cmocka_unit_test(test_launch_waits_for_the_throw_then_the_delay_then_the_speed),
 		cmocka_unit_test(test_launch_ignores_throws_in_the_wrong_attitude_or_too_slow),
 		cmocka_unit_test(test_nav_leg_reports_and_sequences),
+		cmocka_unit_test(test_nav_landing_approach_adds_a_margin_for_the_gusts),
+		cmocka_unit_test(test_nav_flare_leads_its_path),
 		cmocka_unit_test(test_nav_takeoff_holds_the_motor_until_the_throw),
 		cmocka_unit_test(test_steer_turns_toward_the_heading_and_holds_its_integral_when_standing),
 		cmocka_unit_test(test_nav_runway_takeoff_holds_the_tail_then_levels_then_rotates),
