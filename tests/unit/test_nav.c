@@ -256,6 +256,18 @@ static void tecs_base(struct tecs_params *p, struct tecs_input *in)
 	in->stage = TECS_STAGE_NORMAL;
 }
 
+/* tecs_base in the climb-out, its integrators on as flown: the takeoff pitch
+ * given, 50 m to climb, the speed guard at ARSPD_FBW_MIN. */
+static void tecs_takeoff_base(struct tecs_params *p, struct tecs_input *in, float pitch_deg)
+{
+	tecs_base(p, in);
+	p->tecs_integ_gain = 0.1f;
+	in->stage = TECS_STAGE_TAKEOFF;
+	in->ptch_takeoff_rad = pitch_deg * D2R;
+	in->hgt_dem_m = in->hgt_m + 50.0f;
+	in->eas_dem_m_s = p->arspd_fbw_min;
+}
+
 static void test_tecs_on_target_gives_trim_throttle_and_level_pitch(void **state)
 {
 	(void)state;
@@ -395,12 +407,7 @@ static void test_tecs_takeoff_and_flare_stages(void **state)
 	struct tecs_params p;
 	struct tecs_input in;
 	struct tecs t;
-	tecs_base(&p, &in);
-	p.tecs_integ_gain = 0.1f;
-	in.stage = TECS_STAGE_TAKEOFF;
-	in.ptch_takeoff_rad = 15 * D2R;
-	in.hgt_dem_m = 150.0f;
-	in.eas_dem_m_s = p.arspd_fbw_min;
+	tecs_takeoff_base(&p, &in, 15.0f);
 	in.eas_m_s = 14.0f;
 	tecs_settle(&t, &p, &in);
 	assert_near(t.throttle_dem, p.thr_max * 0.01f, 1e-6);
@@ -464,11 +471,7 @@ static void test_tecs_takeoff_throttle_comes_off_past_its_speed_cap(void **state
 	struct tecs_params p;
 	struct tecs_input in;
 	struct tecs t;
-	tecs_base(&p, &in);
-	in.stage = TECS_STAGE_TAKEOFF;
-	in.ptch_takeoff_rad = 12 * D2R;
-	in.hgt_dem_m = 150.0f;
-	in.eas_dem_m_s = p.arspd_fbw_min;
+	tecs_takeoff_base(&p, &in, 12.0f);
 	in.tkoff_eas_max_m_s = 15.0f;
 	float thr[3];
 	const float eas[3] = { 14.5f, 16.0f, 22.0f };
@@ -500,13 +503,9 @@ static void test_tecs_cruise_starts_from_the_level_attitude_not_the_takeoff_inte
 	struct tecs_params p;
 	struct tecs_input in;
 	struct tecs t;
-	tecs_base(&p, &in);
-	p.tecs_integ_gain = 0.1f;
-	in.stage = TECS_STAGE_TAKEOFF;
-	in.ptch_takeoff_rad = 12 * D2R;
+	tecs_takeoff_base(&p, &in, 12.0f);
 	in.hgt_m = 95.0f;
 	in.hgt_dem_m = 100.0f;
-	in.eas_dem_m_s = p.arspd_fbw_min;
 	in.eas_m_s = 18.0f;
 	in.climb_m_s = 4.0f;
 	in.pitch_rad = 12 * D2R;
@@ -556,11 +555,10 @@ static void test_tecs_takeoff_height_demand_keeps_up_with_the_aircraft(void **st
 	struct tecs t;
 	enum tecs_stage stages[2] = { TECS_STAGE_TAKEOFF, TECS_STAGE_NORMAL };
 	float lag[2];
-	tecs_base(&p, &in);
+	tecs_takeoff_base(&p, &in, 12.0f);
 	p.tecs_clmb_max = 3.0f;
 	for (int k = 0; k < 2; k++) {
 		in.stage = stages[k];
-		in.ptch_takeoff_rad = 12 * D2R;
 		in.hgt_m = 0.0f;
 		in.hgt_dem_m = 0.0f;
 		in.climb_m_s = 4.0f;
