@@ -33,8 +33,9 @@
  * rising late, it sank 0.1-0.2 m under the demand, and on the ground the
  * estimate's height was 0.07-0.14 m over the land point's. The path ends at
  * TECS_LAND_SINK's slope, 1 in 60 at 15 m/s, so that was 6-12 m: both airframes
- * 3-10 m short in calm air and a crosswind, the demo's world 7.4 m short on
- * average. With the lead, 3-4 m short on average (docs/campaign.md, 2026-12-06). */
+ * 2-11 m short in calm air and a crosswind, the demo's world 4.7 m short on
+ * average. With the lead -3.3..+4.2 m and 2.1 m long (docs/campaign.md,
+ * 2026-12-06). */
 #define NAV_FLARE_LEAD_S 0.5f
 
 /* Field names are ArduPlane's parameter names in lower case. */

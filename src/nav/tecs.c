@@ -177,6 +177,8 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 	}
 	if (in->stage != t->last_stage) {
 		t->hgt_rate_dem = 0.0f;
+		if (in->stage == TECS_STAGE_LAND_FLARE)
+			t->flare_pitch0_rad = t->last_pitch_dem_rad;
 		/* The takeoff's pitch integrator holds the takeoff pitch (set
 		 * there on the runway, wound there by the speed guard in the
 		 * climb: faster than ARSPD_FBW_MIN, it asks for more pitch).
@@ -286,14 +288,18 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 		 * over the ground at the floor: 2 degrees lower there */
 		if (in->flare_past)
 			lp -= TECS_FLARE_PAST_PITCH_RAD;
-		/* As ArduPlane does, the floor rises from the approach's to
-		 * LAND_PITCH_CD with the height flown in the flare, not at
-		 * once: a floor at the flare's start held the nose above the
-		 * path's pitch, and the aircraft floated over the path (in a
+		/* The floor rises to LAND_PITCH_CD with the height flown in the
+		 * flare, as ArduPlane's does, not at once: a floor at the
+		 * flare's start pitched the nose up from the approach's
+		 * attitude, and the aircraft floated over the path (in a
 		 * headwind gust, long) and then sank under it, the motor off
-		 * and the pitch catching up late (the demo, 8-11 m short). */
+		 * and the pitch catching up late (the demo, 8-11 m short). It
+		 * rises from the pitch the approach flew, not from
+		 * LIM_PITCH_MIN as ArduPlane's: a flare begun 2.5 m over its
+		 * path (a gust) then dived at -20 degrees for it, and sank
+		 * 3.5 m/s at 3 m. */
 		float f = nav_clampf(in->flare_frac, 0.0f, 1.0f);
-		lp = (1.0f - f) * pitch_min + f * lp;
+		lp = (1.0f - f) * fminf(t->flare_pitch0_rad, lp) + f * lp;
 		if (lp > pitch_min)
 			pitch_min = nav_clampf(lp, pitch_min, pitch_max);
 	}

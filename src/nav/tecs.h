@@ -67,8 +67,8 @@ struct tecs_input {
 	bool flare_past;           /* LAND_FLARE stage: past the land point (the pitch floor,
 				      LAND_PITCH_CD, 2 degrees lower) */
 	float flare_frac;          /* LAND_FLARE stage: the part of the flare's height flown,
-				      0 at its start, 1 on the ground: LAND_PITCH_CD's floor
-				      comes in with it */
+				      0 at its start, 1 on the ground: the pitch floor rises
+				      with it from the flare's first pitch to LAND_PITCH_CD */
 };
 
 struct tecs {
@@ -82,6 +82,7 @@ struct tecs {
 	float hgt_dem_rl, hgt_dem_adj, hgt_dem_adj_last, hgt_rate_dem;
 	/* integrators: throttle (0..1), pitch (rad) */
 	float integ_thr, integ_seb;
+	float flare_pitch0_rad;    /* the pitch demand when the flare began */
 	float ste_error, seb_error;
 	bool underspeed;
 	/* outputs */

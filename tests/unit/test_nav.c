@@ -582,11 +582,12 @@ static void test_tecs_takeoff_height_demand_keeps_up_with_the_aircraft(void **st
 	assert_near(t.hgt_dem_adj, 40.0f, 1e-3);
 }
 
-/* LAND_PITCH_CD's floor comes in with the height flown in the flare, as
- * ArduPlane's does: at the flare's start an aircraft over its path may pitch
- * below it to regain the path, halfway down no lower than halfway between
- * LIM_PITCH_MIN and it, on the ground not below it. */
-static void test_tecs_flare_pitch_floor_comes_in_with_the_height_flown(void **state)
+/* The flare's pitch floor rises with the height flown in it, as ArduPlane's
+ * does, from the pitch the approach flew to LAND_PITCH_CD: an aircraft over
+ * its path at the flare's start pitches no lower than the approach did (no
+ * dive for the path), halfway down no lower than halfway between that and
+ * LAND_PITCH_CD, on the ground not below LAND_PITCH_CD. */
+static void test_tecs_flare_pitch_floor_rises_from_the_approach_pitch(void **state)
 {
 	(void)state;
 	struct tecs_params p;
@@ -596,12 +597,16 @@ static void test_tecs_flare_pitch_floor_comes_in_with_the_height_flown(void **st
 	p.land_pitch_cd = 300.0f;
 	float floor = 3 * D2R, lim = p.lim_pitch_min * 0.01f * D2R;
 	const float frac[3] = { 0.0f, 0.5f, 1.0f };
-	float pitch[3];
+	float pitch[3], p0 = 0.0f;
 	for (int k = 0; k < 3; k++) {
-		in.stage = TECS_STAGE_NORMAL;
+		in.stage = TECS_STAGE_LAND_APPROACH;
 		in.hgt_m = 3.0f;
 		in.hgt_dem_m = 3.0f;
 		tecs_settle(&t, &p, &in);
+		in.hgt_dem_m = 1.0f;   /* the approach pitches down for two metres */
+		for (int i = 0; i < 50; i++)
+			tecs_update(&t, &p, &in, 0.02f);
+		p0 = t.pitch_dem_rad;
 		in.stage = TECS_STAGE_LAND_FLARE;
 		in.flare_frac = frac[k];
 		in.hgt_dem_m = 0.0f;   /* 3 m over the flare's path */
@@ -609,8 +614,9 @@ static void test_tecs_flare_pitch_floor_comes_in_with_the_height_flown(void **st
 			tecs_update(&t, &p, &in, 0.02f);
 		pitch[k] = t.pitch_dem_rad;
 	}
-	assert_true(pitch[0] < 0.0f);
-	assert_true(pitch[1] >= 0.5f * (lim + floor) - 1e-6f && pitch[1] < floor);
+	assert_true(p0 < -1 * D2R && p0 > lim + 5 * D2R);
+	assert_near(pitch[0], p0, 1e-5);
+	assert_near(pitch[1], 0.5f * (p0 + floor), 1e-5);
 	assert_near(pitch[2], floor, 1e-6);
 }
 
@@ -1168,7 +1174,7 @@ int main(void)
 		cmocka_unit_test(test_tecs_takeoff_throttle_comes_off_past_its_speed_cap),
 		cmocka_unit_test(test_tecs_cruise_starts_from_the_level_attitude_not_the_takeoff_integrator),
 		cmocka_unit_test(test_tecs_takeoff_height_demand_keeps_up_with_the_aircraft),
-		cmocka_unit_test(test_tecs_flare_pitch_floor_comes_in_with_the_height_flown),
+		cmocka_unit_test(test_tecs_flare_pitch_floor_rises_from_the_approach_pitch),
 		cmocka_unit_test(test_tecs_hold_pitch_starts_from_the_attitude_and_the_trim_given),
 		cmocka_unit_test(test_land_path_is_continuous_and_ends_on_the_point),
 		cmocka_unit_test(test_land_path_plans_into_a_strong_headwind),
