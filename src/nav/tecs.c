@@ -155,7 +155,6 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 	if (in->stage == TECS_STAGE_LAND_FLARE)
 		dh = in->hgt_dem_m - t->hgt_dem_rl;
 	t->hgt_dem_rl += dh;
-	t->hgt_dem_adj_last = t->hgt_dem_adj;
 	if (in->stage == TECS_STAGE_TAKEOFF) {
 		/* In the climb-out pitch flies the speed, not the height, and
 		 * the aircraft outclimbs TECS_CLMB_MAX: a demand left behind
@@ -167,8 +166,8 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 		float up = fminf(in->hgt_m, in->hgt_dem_m);
 		t->hgt_dem_rl = fmaxf(t->hgt_dem_rl, up);
 		t->hgt_dem_adj = fmaxf(t->hgt_dem_adj, up);
-		t->hgt_dem_adj_last = fmaxf(t->hgt_dem_adj_last, up);
 	}
+	t->hgt_dem_adj_last = t->hgt_dem_adj;
 	if (landing) {
 		t->hgt_dem_adj = t->hgt_dem_rl;
 	} else {
@@ -192,8 +191,7 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 		if (t->last_stage == TECS_STAGE_TAKEOFF) {
 			float gamma = asinf(nav_clampf(in->climb_m_s / fmaxf(t->tas_state, TECS_TAS_FLOOR_M_S),
 						       -1.0f, 1.0f));
-			float pmin = p->lim_pitch_min * 0.01f * NAV_DEG2RAD, pmax = p->lim_pitch_max * 0.01f * NAV_DEG2RAD;
-			t->integ_seb = nav_clampf(in->pitch_rad - gamma, pmin, pmax);
+			t->integ_seb = nav_clampf(in->pitch_rad - gamma, pitch_min, pitch_max);
 		}
 	} else
 		t->hgt_rate_dem = (t->hgt_dem_adj - t->hgt_dem_adj_last) / dt;
