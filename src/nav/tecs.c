@@ -14,6 +14,12 @@
 #define TECS_PITCH_INTEG_MARGIN 0.0783f
 /* The takeoff's speed cap on the throttle, against the energy loop's gain. */
 #define TECS_TKOFF_THR_GAIN 4.0f
+/* ... and its cut's lag: without it the cap took the gusts' airspeed (and its
+ * rate, through TECS_THR_DAMP) to the throttle frame by frame, which only a
+ * takeoff slew had hidden. At TKOFF_THR_SLEW -1 (the hand launch since
+ * 2026-12-06) 9-17 % of the skywalker's climb frames moved the throttle by
+ * more than 0.05, by up to 0.66 at once in turbulence 7.7. */
+#define TECS_TKOFF_THR_TAU_S 0.5f
 /* The flare's pitch integrator: a sink-rate error gone in TECS_LAND_TCONST / 2.
  * Measured on the demo's world, seeds 1-6: at 1 (the loop's own gain) the
  * touchdown was 10.6 and 13.0 m short on seeds 1 and 2, at 2 4.3 and 10.5,
@@ -176,6 +182,7 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 	}
 	if (in->stage != t->last_stage) {
 		t->hgt_rate_dem = 0.0f;
+		t->tkoff_thr_cut = 0.0f;
 		if (in->stage == TECS_STAGE_LAND_FLARE)
 			t->flare_pitch0_rad = t->last_pitch_dem_rad;
 		/* The takeoff's pitch integrator holds the takeoff pitch (set
@@ -233,8 +240,9 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 			float v_cap = in->tkoff_eas_max_m_s * eas2tas;
 			float excess = 0.5f * (tas * tas - v_cap * v_cap) +
 				       p->tecs_thr_damp * tas * t->vel_dot;
-			if (excess > 0.0f)
-				thr = nav_clampf(thr_max - TECS_TKOFF_THR_GAIN * k_thr * excess, thr_min, thr_max);
+			float cut = nav_clampf(TECS_TKOFF_THR_GAIN * k_thr * excess, 0.0f, thr_max - thr_min);
+			t->tkoff_thr_cut += dt / (TECS_TKOFF_THR_TAU_S + dt) * (cut - t->tkoff_thr_cut);
+			thr = thr_max - t->tkoff_thr_cut;
 		}
 	} else if (in->eas_ok) {
 		float ste_dot_dem = nav_clampf(spe_dot_dem + ske_dot_dem, ste_dot_min, ste_dot_max);
@@ -292,12 +300,13 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 		 * attitude, and the aircraft floated over the path (in a
 		 * headwind gust, long) and then sank under it, the motor off
 		 * and the pitch catching up late (the demo, 8-11 m short). It
-		 * rises from the pitch the approach flew, not from
-		 * LIM_PITCH_MIN as ArduPlane's: a flare begun 2.5 m over its
-		 * path (a gust) then dived at -20 degrees for it, and sank
-		 * 3.5 m/s at 3 m. */
+		 * rises from TECS_FLARE_FLOOR_DROP_DEG under the pitch the
+		 * approach flew, not from LIM_PITCH_MIN as ArduPlane's: a
+		 * flare begun 2.5 m over its path (a gust) then dived at -20
+		 * degrees for it, and sank 3.5 m/s at 3 m. */
 		float f = nav_clampf(in->flare_frac, 0.0f, 1.0f);
-		lp = (1.0f - f) * fminf(t->flare_pitch0_rad, lp) + f * lp;
+		float start = fminf(t->flare_pitch0_rad - TECS_FLARE_FLOOR_DROP_DEG * NAV_DEG2RAD, lp);
+		lp = (1.0f - f) * start + f * lp;
 		if (lp > pitch_min)
 			pitch_min = nav_clampf(lp, pitch_min, pitch_max);
 	}

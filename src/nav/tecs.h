@@ -10,6 +10,15 @@
 
 #include <stdbool.h>
 
+/* How far under the approach's pitch the flare's floor starts (5 degrees). The
+ * approach's pitch was flown with the motor's thrust; with the motor off the
+ * same path takes a lower attitude, and a flare a gust has lifted over its path
+ * lower still. Measured over issue 16's 200 flights (docs/campaign.md): from
+ * the approach's pitch itself f009 floated 1.8 m over its path at the floor
+ * (-1 degree) after a 5 m/s headwind gust and landed 25 m long, from 5 degrees
+ * under it 15 m; the 95 % figure went from 19.4 to 15.4 m in turbulence 7.7. */
+#define TECS_FLARE_FLOOR_DROP_DEG 5.0f
+
 /* Field names follow ArduPilot's parameters (TECS_CLMB_MAX -> tecs_clmb_max). */
 struct tecs_params {
 	float tecs_clmb_max;    /* m/s, climb rate at THR_MAX and cruise speed */
@@ -83,6 +92,7 @@ struct tecs {
 	/* integrators: throttle (0..1), pitch (rad) */
 	float integ_thr, integ_seb;
 	float flare_pitch0_rad;    /* the pitch demand when the flare began */
+	float tkoff_thr_cut;       /* the takeoff speed cap's cut from full throttle, lagged */
 	float ste_error, seb_error;
 	bool underspeed;
 	/* outputs */

@@ -490,6 +490,30 @@ static void test_tecs_takeoff_throttle_comes_off_past_its_speed_cap(void **state
 	assert_near(t.throttle_dem, p.thr_max * 0.01f, 1e-6);
 }
 
+/* The cap's cut is lagged: a gust's frame of 3 m/s^2 along the path (a cut of
+ * some 0.3 through TECS_THR_DAMP at once) moves the throttle by a few hundredths,
+ * and once it has passed the throttle is back where it was. */
+static void test_tecs_takeoff_speed_cap_does_not_pass_a_gust_to_the_throttle(void **state)
+{
+	(void)state;
+	struct tecs_params p;
+	struct tecs_input in;
+	struct tecs t;
+	tecs_takeoff_base(&p, &in, 12.0f);
+	in.tkoff_eas_max_m_s = 15.0f;
+	in.eas_m_s = 16.0f;
+	tecs_settle(&t, &p, &in);
+	float before = t.throttle_dem;
+	assert_true(before < 0.9f * p.thr_max * 0.01f);
+	in.vel_dot_m_s2 = 3.0f;
+	tecs_update(&t, &p, &in, 0.02f);
+	assert_true(t.throttle_dem < before && t.throttle_dem > before - 0.03f);
+	in.vel_dot_m_s2 = 0.0f;
+	for (int i = 0; i < 200; i++)
+		tecs_update(&t, &p, &in, 0.02f);
+	assert_near(t.throttle_dem, before, 2e-3);
+}
+
 /* The climb-out winds the pitch integrator up to the takeoff pitch (faster than
  * ARSPD_FBW_MIN, the speed guard asks for more); the cruise does not inherit
  * it. At the hand-over the integrator starts from the attitude that flies
@@ -583,11 +607,11 @@ static void test_tecs_takeoff_height_demand_keeps_up_with_the_aircraft(void **st
 }
 
 /* The flare's pitch floor rises with the height flown in it, as ArduPlane's
- * does, from the pitch the approach flew to LAND_PITCH_CD: an aircraft over
- * its path at the flare's start pitches no lower than the approach did (no
- * dive for the path), halfway down no lower than halfway between that and
- * LAND_PITCH_CD, on the ground not below LAND_PITCH_CD. */
-static void test_tecs_flare_pitch_floor_rises_from_the_approach_pitch(void **state)
+ * does, from TECS_FLARE_FLOOR_DROP_DEG under the pitch the approach flew to
+ * LAND_PITCH_CD: an aircraft over its path at the flare's start pitches no
+ * lower than that (no dive for the path), halfway down no lower than halfway
+ * between that and LAND_PITCH_CD, on the ground not below LAND_PITCH_CD. */
+static void test_tecs_flare_pitch_floor_rises_from_under_the_approach_pitch(void **state)
 {
 	(void)state;
 	struct tecs_params p;
@@ -614,9 +638,10 @@ static void test_tecs_flare_pitch_floor_rises_from_the_approach_pitch(void **sta
 			tecs_update(&t, &p, &in, 0.02f);
 		pitch[k] = t.pitch_dem_rad;
 	}
-	assert_true(p0 < -1 * D2R && p0 > lim + 5 * D2R);
-	assert_near(pitch[0], p0, 1e-5);
-	assert_near(pitch[1], 0.5f * (p0 + floor), 1e-5);
+	float start = p0 - TECS_FLARE_FLOOR_DROP_DEG * D2R;
+	assert_true(p0 < -1 * D2R && start > lim + 5 * D2R);
+	assert_near(pitch[0], start, 1e-5);
+	assert_near(pitch[1], 0.5f * (start + floor), 1e-5);
 	assert_near(pitch[2], floor, 1e-6);
 }
 
@@ -1172,9 +1197,10 @@ int main(void)
 		cmocka_unit_test(test_tecs_takeoff_and_flare_stages),
 		cmocka_unit_test(test_tecs_flare_integrator_takes_the_sink_rate_error),
 		cmocka_unit_test(test_tecs_takeoff_throttle_comes_off_past_its_speed_cap),
+		cmocka_unit_test(test_tecs_takeoff_speed_cap_does_not_pass_a_gust_to_the_throttle),
 		cmocka_unit_test(test_tecs_cruise_starts_from_the_level_attitude_not_the_takeoff_integrator),
 		cmocka_unit_test(test_tecs_takeoff_height_demand_keeps_up_with_the_aircraft),
-		cmocka_unit_test(test_tecs_flare_pitch_floor_rises_from_the_approach_pitch),
+		cmocka_unit_test(test_tecs_flare_pitch_floor_rises_from_under_the_approach_pitch),
 		cmocka_unit_test(test_tecs_hold_pitch_starts_from_the_attitude_and_the_trim_given),
 		cmocka_unit_test(test_land_path_is_continuous_and_ends_on_the_point),
 		cmocka_unit_test(test_land_path_plans_into_a_strong_headwind),
