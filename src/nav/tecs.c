@@ -18,7 +18,7 @@
  * rate, through TECS_THR_DAMP) to the throttle frame by frame, which only a
  * takeoff slew had hidden. At TKOFF_THR_SLEW -1 (the hand launch since
  * 2026-12-06) 9-17 % of the skywalker's climb frames moved the throttle by
- * more than 0.05, by up to 0.66 at once in turbulence 7.7. */
+ * more than 0.05, by up to 0.75 at once. */
 #define TECS_TKOFF_THR_TAU_S 0.5f
 /* The flare's pitch integrator: a sink-rate error gone in TECS_LAND_TCONST / 2.
  * Measured on the demo's world, seeds 1-6: at 1 (the loop's own gain) the
