@@ -964,9 +964,9 @@ def case_failed_launch(fulmard, sim, fulmar_log=None):
     plane falls onto the field while the launch detector (more than 4 m/s over the ground)
     has already started the motor. fulmard must see that it is not flying (CRASH_DETECT),
     say so and disarm: the motor off within 3 s of the plane coming to rest on the ground,
-    and off from then on. The fall hits at about 5 m/s,
-    the simulator's crash speed, and whether it counts as a crash there is beside the point:
-    the simulation goes on after one (--on-crash continue), for what fulmard does next."""
+    and off from then on. The fall hits at about 5 m/s, the simulator's crash speed, and
+    whether it counts as a crash there is beside the point: the simulation goes on after
+    one (--on-crash continue), for what fulmard does next."""
     f = Flight(fulmard, sim, 'failed-launch', duration=60, sim_args=('--on-crash', 'continue'),
                base_timeline=open(TIMELINE).read().replace('26 throw', '26 throw 6'))
     f.wait_end()
