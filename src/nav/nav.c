@@ -33,6 +33,20 @@
 #define NAV_LINE_EXTENSION_M 1000.0f
 /* The takeoff climb's throttle comes off past this many times TRIM_ARSPD_CM. */
 #define TKOFF_EAS_MAX_OVER_TRIM 1.15f
+/* The rollout: the flare is on the ground once it is too slow to fly (the
+ * airspeed, or the ground speed without one, under this fraction of
+ * ARSPD_FBW_MIN: ArduPlane's test of flying), or once it has stopped sinking
+ * (NAV_ROLLOUT_SINK_M_S) within NAV_ROLLOUT_HGT_M of the land point for
+ * NAV_ROLLOUT_SETTLE_S (without an airspeed, that alone: in a headwind the
+ * ground speed is slow in the air). At the touchdown the estimate's height was within
+ * 0.15 m of the land point's (NAV_FLARE_LEAD_S); a flare that floats level
+ * that low for half a second and is taken for landed gets the rollout's
+ * elevator (neutral above TKOFF_TDRAG_SPD1, a speed under the stall), and
+ * sinks the last metre. */
+#define NAV_ROLLOUT_SLOW_FRAC 0.75f
+#define NAV_ROLLOUT_HGT_M 1.0f
+#define NAV_ROLLOUT_SINK_M_S 0.2f
+#define NAV_ROLLOUT_SETTLE_S 0.5f
 /* The takeoff roll: nose up this far from where it began is flying. */
 #define TKOFF_PITCH_UP_RAD (5.0f * NAV_DEG2RAD)
 
@@ -159,6 +173,8 @@ void nav_set_land(struct nav *n, const struct nav_wp *approach_wp, const struct 
 	n->land_planned = false;
 	steer_init(&n->steer);
 	n->flaring = false;
+	n->rollout = false;
+	n->rollout_settle_s = 0.0f;
 	n->sink_lp_m_s = NAN;
 }
 
@@ -253,9 +269,9 @@ static bool ground_roll_phase(struct nav *n, const struct nav_params *p, const s
  */
 static void ground_steer(struct nav *n, const struct nav_params *p, const struct vehicle_state *vs,
 			 struct nav_ne pos, struct nav_ne a, struct nav_ne b, float gs, float dt_s,
-			 struct nav_output *out)
+			 bool on_wheels, struct nav_output *out)
 {
-	if (!steer_on_ground(&p->steer, vs->alt_rel_m) || nav_geo_distance_m(a, b) < 1.0f)
+	if ((!on_wheels && !steer_on_ground(&p->steer, vs->alt_rel_m)) || nav_geo_distance_m(a, b) < 1.0f)
 		return;
 	float bearing = nav_geo_bearing_rad(a, b);
 	float along = nav_geo_along_m(a, b, pos);
@@ -265,8 +281,10 @@ static void ground_steer(struct nav *n, const struct nav_params *p, const struct
 	float xt = -sinf(bearing) * (pos.n_m - on.n_m) + cosf(bearing) * (pos.e_m - on.e_m);
 	float want = bearing - nav_clampf(atanf(xt / 10.0f), -20.0f * NAV_DEG2RAD, 20.0f * NAV_DEG2RAD);
 	out->ground_steering = true;
+	float aspd = (vs->valid & VEHICLE_AIRSPEED_VALID) ? vs->airspeed_m_s : NAN;
 	out->steer_rudder = steer_rudder(&n->steer, &p->steer, nav_wrap_pi(want - vs->yaw_rad),
-					 vs->rate_rad_s[2], gs, dt_s);
+					 vs->rate_rad_s[2], gs, aspd, p->tecs.arspd_fbw_min,
+					 n->throttle_applied, dt_s);
 }
 
 void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_state *vs,
@@ -388,9 +406,18 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 				     1.0f - (hgt - n->land.land_alt_m) / n->flare_h_m : 1.0f;
 		stage = n->flaring ? TECS_STAGE_LAND_FLARE : TECS_STAGE_LAND_APPROACH;
 		level = n->flaring;
+		if (n->flaring && !n->rollout) {
+			float slow = NAV_ROLLOUT_SLOW_FRAC * p->tecs.arspd_fbw_min;
+			bool settled = hgt - n->land.land_alt_m < NAV_ROLLOUT_HGT_M &&
+				       climb > -NAV_ROLLOUT_SINK_M_S;
+			n->rollout_settle_s = settled ? n->rollout_settle_s + dt_s : 0.0f;
+			n->rollout = (eas_ok && vs->airspeed_m_s < slow) ||
+				     n->rollout_settle_s >= NAV_ROLLOUT_SETTLE_S;
+		}
 		if (n->flaring)
-			ground_steer(n, p, vs, pos, start, land, gs, dt_s, out);
+			ground_steer(n, p, vs, pos, start, land, gs, dt_s, n->rollout, out);
 		out->flaring = n->flaring;
+		out->rollout = n->rollout;
 		break;
 	}
 	case NAV_TASK_TAKEOFF: {
@@ -407,7 +434,7 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		}
 		if (n->tkoff_leg_set) {
 			l1_update_waypoint(&n->l1, &p->l1, pos, vel, n->a, n->b);
-			ground_steer(n, p, vs, pos, n->a, n->b, gs, dt_s, out);
+			ground_steer(n, p, vs, pos, n->a, n->b, gs, dt_s, false, out);
 		} else {
 			l1_init(&n->l1);
 		}
@@ -489,6 +516,27 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 							5.0f * NAV_DEG2RAD,
 							fmaxf(n->tkoff_pitch_rad, 5.0f * NAV_DEG2RAD));
 		}
+	}
+	if (n->task == NAV_TASK_LAND && n->rollout) {
+		/* On the wheels: the attitude loops stop flying it. Wings level
+		 * (the ailerons into a crosswind), the motor off, the heading held
+		 * by ground_steer, and the elevator held, not driven by a pitch
+		 * error against the ground (a tail-dragger sits 11-17 degrees nose
+		 * up: the pitch loop put full down elevator on it and nosed it
+		 * over): TKOFF_TDRAG_ELEV once slower than TKOFF_TDRAG_SPD1, as on
+		 * the takeoff roll (full up on a tail-dragger, the tail wheel
+		 * pressed down; a little down on a tricycle that wants its nose
+		 * wheel held), neutral before that and with the defaults. The
+		 * pitch demand, which only the log and the ground station see
+		 * now, is the attitude, never under LAND_PITCH_CD. */
+		float spd = eas_ok ? vs->airspeed_m_s : gs;
+		out->nav_roll_rad = 0.0f;
+		out->throttle = 0.0f;
+		out->nav_pitch_rad = fmaxf(isfinite(vs->pitch_rad) ? vs->pitch_rad : 0.0f,
+					   p->tecs.land_pitch_cd * 0.01f * NAV_DEG2RAD);
+		out->elevator_hold = true;
+		out->elevator = p->tkoff_tdrag_elev != 0.0f && spd < p->tkoff_tdrag_spd1 ?
+					nav_clampf(p->tkoff_tdrag_elev * 0.01f, -1.0f, 1.0f) : 0.0f;
 	}
 	out->nav_bearing_rad = n->l1.nav_bearing_rad;
 	out->target_bearing_rad = n->l1.target_bearing_rad;

@@ -85,6 +85,8 @@ struct nav {
 	struct nav_wp land_wp, approach_wp;
 	struct land_path land;
 	bool land_planned, flaring;
+	bool rollout;                        /* on the ground after the flare (latched) */
+	float rollout_settle_s;              /* how long it has been low and not sinking */
 	float flare_hgt_dem_m;
 	float sink_lp_m_s;                   /* low-passed sink (LAND_SINK_TAU_S) */
 	/* the airspeed sensor's reading less the estimate's (whose wind is a
@@ -101,6 +103,7 @@ struct nav {
 	bool tkoff_pitch0_set;
 	float tkoff_pitch0_rad;              /* pitch as the ground roll began */
 	struct steer steer;
+	float throttle_applied;              /* 0..1, the motor's of the last step (the caller's, after its slew) */
 	/* the hold height of the idle task */
 	float idle_alt_m;
 	bool idle_alt_set;
@@ -125,10 +128,11 @@ struct nav_output {
 	bool launched;
 	bool takeoff_complete;               /* takeoff altitude reached */
 	bool flaring;
+	bool rollout;                        /* touched down: the ground, not the air, holds it */
 	/* on the ground (below GROUND_STEER_ALT, takeoff roll and rollout) */
 	bool ground_steering;                /* the rudder is steer_rudder */
 	float steer_rudder;                  /* -1..1 */
-	bool elevator_hold;                  /* the elevator is elevator (tail hold) */
+	bool elevator_hold;                  /* the elevator is elevator (tail hold, rollout) */
 	float elevator;                      /* -1..1, + nose up */
 	float throttle_slew;                 /* %/s for the servo's slew; 0: THR_SLEWRATE, < 0: none */
 };

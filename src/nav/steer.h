@@ -15,6 +15,22 @@
  * cannot turn, and winding it up there would swing the nose at the start. The integral
  * (the rudder a crosswind or a pulling propeller needs) is limited to
  * STEER2SRV_IMAX centidegrees of the 4500 that stand for full rudder.
+ *
+ * The rudder is limited by what it can do at this speed, for an aircraft
+ * steered by the rudder alone (a castering tail wheel; the law cannot know
+ * which it has). Its authority comes from the air over it: the airspeed's,
+ * and the propeller's slipstream, whose dynamic pressure goes with the
+ * thrust, about the throttle squared. So at most
+ *   STEER_LIM_STILL + (1 - STEER_LIM_STILL) max((v / ARSPD_FBW_MIN)^2, thr^2)
+ * of full travel, v the airspeed (the ground speed without one), thr the
+ * motor's throttle. Standing still with the motor idle that is 0.4: 12
+ * degrees of a steered tail wheel's 30, a turn of 10 deg/s at 2 m/s on
+ * fulmar-sim's cub, enough for a wheel. A castering wheel's aircraft is not
+ * given full rudder that does nothing while the throttle slews up and then,
+ * with the slipstream, swings it into a ground loop (issue 37: another
+ * simulator's tail-dragger, full rudder 0.6 s into the roll at under 1 m/s,
+ * then the heading away at 30-150 deg/s). The integral is limited to the
+ * same, and holds while the output is at its limit.
  * Pure; main thread.
  */
 #ifndef FULMAR_NAV_STEER_H
@@ -24,6 +40,7 @@
 
 #define STEER_GAIN_SPEED_M_S 5.0f
 #define STEER_RATE_MAX_RAD_S 1.0f
+#define STEER_LIM_STILL 0.4f
 
 struct steer_params {
 	float ground_steer_alt;  /* m above home: steer on the ground below it; 0 = never */
@@ -45,11 +62,17 @@ void steer_init(struct steer *s);
 /*
  * One step: the rudder (-1..1, +1 yaws the nose right) that turns the heading
  * toward heading_err_rad (demanded minus actual, wrapped to +-pi, positive to
- * the right) at yaw rate r (rad/s, positive right) and ground speed gs.
- * Non-finite inputs give 0 and leave the state alone.
+ * the right) at yaw rate r (rad/s, positive right), ground speed gs,
+ * airspeed aspd (NAN: none) and throttle thr (0..1; NAN: taken as 0), for
+ * an aircraft whose slowest flying speed is fbw_min (ARSPD_FBW_MIN).
+ * Non-finite inputs but aspd and thr give 0 and leave the state alone.
  */
 float steer_rudder(struct steer *s, const struct steer_params *p, float heading_err_rad,
-		   float yaw_rate_rad_s, float gs_m_s, float dt_s);
+		   float yaw_rate_rad_s, float gs_m_s, float aspd_m_s, float fbw_min_m_s, float thr,
+		   float dt_s);
+
+/* The rudder's limit at airspeed (or ground speed) v and throttle thr: the header's law. */
+float steer_limit(float v_m_s, float fbw_min_m_s, float thr);
 
 /* Whether ground steering is on at this height above home. */
 bool steer_on_ground(const struct steer_params *p, float hgt_m);

@@ -510,6 +510,9 @@ static void rudder_arming(struct plane *p, const struct plane_params *pp,
 	say(out, MAV_SEVERITY_INFO, right ? "Armed by rudder" : "Disarmed by rudder");
 }
 
+/* The rollout moves the elevator to its held value at most this much of its
+ * travel a second (the whole travel in a second). */
+#define PLANE_ROLLOUT_ELEV_RATE 1.0f
 #define CRASH_FLOWN_M_S 5.0f     /* ground speed that says it has flown (a throw, a roll) */
 #define CRASH_STILL_M_S 1.5f     /* ArduPlane's ground speed of a plane that is flying */
 #define CRASH_DETECT_S 1.5       /* not flying for this long: crashed */
@@ -629,6 +632,7 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 			}
 			bool nav_now = !in->nav_deferred || !p->nav_last_ok;
 			if (nav_now) {
+				p->nav.throttle_applied = p->servo.throttle;
 				nav_update(&p->nav, &pp->nav, vs, in->accel_body_m_s2,
 					   in->dt_s + p->nav_wait_s, &out->nav);
 				p->nav_wait_s = 0.0f;
@@ -690,7 +694,7 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 			.roll_rad = roll, .pitch_rad = pitch, .throttle = throttle,
 			.accel_y_m_s2 = in->accel_body_m_s2[1],
 			.integrators_off = !p->v->armed || out->nav.throttle_suppressed ||
-					   p->mexec.phase == MEXEC_LANDED,
+					   out->nav.rollout || p->mexec.phase == MEXEC_LANDED,
 		};
 		ctl_update(&p->ctl, &pp->ctl, vs, &d, in->dt_s, &u);
 		if (m == PLANE_STABILIZE && rc_live) {
@@ -700,13 +704,20 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 		crash_check(p, pp, in, out);
 		if (plane_mode_navigates(m) && out->nav.ground_steering)
 			u.rudder = out->nav.steer_rudder;   /* on the runway: steering, not the damper */
-		if (plane_mode_navigates(m) && out->nav.elevator_hold)
+		if (plane_mode_navigates(m) && out->nav.elevator_hold && out->nav.rollout) {
+			/* the rollout's held elevator, reached at PLANE_ROLLOUT_ELEV_RATE
+			 * from where the flare left it: no step at the touchdown */
+			float step = PLANE_ROLLOUT_ELEV_RATE * in->dt_s;
+			u.elevator = clampf(out->nav.elevator, p->elevator_last - step, p->elevator_last + step);
+		} else if (plane_mode_navigates(m) && out->nav.elevator_hold) {
 			u.elevator = out->nav.elevator;     /* the takeoff roll's tail hold */
+		}
 		if (rc_live && m != PLANE_AUTO)
 			u.rudder = clampf(u.rudder + stick(&in->rc, 3), -1.0f, 1.0f);
 		out->roll_dem_rad = roll;
 		out->pitch_dem_rad = pitch;
 	}
+	p->elevator_last = u.elevator;
 	if (!p->v->armed) {
 		throttle = 0.0f;
 		p->servo.throttle = 0.0f;  /* disarmed: the motor stops now, not at the slew rate */

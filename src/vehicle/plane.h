@@ -152,6 +152,7 @@ struct plane {
 	int switch_pos;                     /* 0..5, -1 none */
 	bool switch_pending;                /* its mode was refused: taken when it can fly */
 	enum plane_failsafe fs;
+	float elevator_last;                /* the elevator of the last step (the rollout slews from it) */
 	uint64_t rc_bad_since_us;           /* 0: RC good */
 	uint64_t batt_low_since_us;
 	bool batt_fs;

@@ -997,6 +997,10 @@ static void test_nav_takeoff_holds_the_motor_until_the_throw(void **state)
 
 /* ---- ground steering and the takeoff roll ---- */
 
+/* An airspeed at which the rudder has its whole travel (over ARSPD_FBW_MIN). */
+#define FLYING_M_S 12.0f
+#define FBW_MIN_M_S 11.0f
+
 static void test_steer_turns_toward_the_heading_and_holds_its_integral_when_standing(void **state)
 {
 	(void)state;
@@ -1005,37 +1009,79 @@ static void test_steer_turns_toward_the_heading_and_holds_its_integral_when_stan
 	struct steer s;
 	steer_init(&s);
 	/* the runway is to the right of the nose: right rudder, at most full */
-	float u = steer_rudder(&s, &p, 10.0f * D2R, 0.0f, 3.0f, 0.01f);
+	float u = steer_rudder(&s, &p, 10.0f * D2R, 0.0f, 3.0f, FLYING_M_S, FBW_MIN_M_S, 0.0f, 0.01f);
 	assert_true(u > 0.0f && u <= 1.0f);
-	assert_true(steer_rudder(&s, &p, -10.0f * D2R, 0.0f, 3.0f, 0.01f) < 0.0f);
-	assert_near(steer_rudder(&s, &p, 3.0f, 0.0f, 3.0f, 0.01f), 1.0, 1e-6);
+	assert_true(steer_rudder(&s, &p, -10.0f * D2R, 0.0f, 3.0f, FLYING_M_S, FBW_MIN_M_S, 0.0f, 0.01f) < 0.0f);
+	assert_near(steer_rudder(&s, &p, 3.0f, 0.0f, 3.0f, FLYING_M_S, FBW_MIN_M_S, 0.0f, 0.01f), 1.0, 1e-6);
 	/* already turning at the demanded rate: (almost) nothing more */
 	steer_init(&s);
 	float r_d = 10.0f * D2R / p.tconst;
-	assert_near(steer_rudder(&s, &p, 10.0f * D2R, r_d, 3.0f, 0.01f), 0.0, 1e-6);
+	assert_near(steer_rudder(&s, &p, 10.0f * D2R, r_d, 3.0f, FLYING_M_S, FBW_MIN_M_S, 0.0f, 0.01f), 0.0, 1e-6);
 	/* the same error asks for less rudder at speed */
 	steer_init(&s);
-	float slow = steer_rudder(&s, &p, 5.0f * D2R, 0.0f, 5.0f, 0.0f);
-	float fast = steer_rudder(&s, &p, 5.0f * D2R, 0.0f, 15.0f, 0.0f);
+	float slow = steer_rudder(&s, &p, 5.0f * D2R, 0.0f, 5.0f, FLYING_M_S, FBW_MIN_M_S, 0.0f, 0.0f);
+	float fast = steer_rudder(&s, &p, 5.0f * D2R, 0.0f, 15.0f, FLYING_M_S, FBW_MIN_M_S, 0.0f, 0.0f);
 	assert_near(fast, slow / 3.0f, 1e-5);
 	/* standing still, the integral does not wind up; rolling, it does, to IMAX */
 	steer_init(&s);
 	for (int i = 0; i < 1000; i++)
-		steer_rudder(&s, &p, 5.0f * D2R, 0.0f, 0.5f, 0.01f);
+		steer_rudder(&s, &p, 5.0f * D2R, 0.0f, 0.5f, FLYING_M_S, FBW_MIN_M_S, 0.0f, 0.01f);
 	assert_near(s.integ, 0.0, 1e-9);
 	for (int i = 0; i < 100000; i++)
-		steer_rudder(&s, &p, 5.0f * D2R, 0.0f, 4.0f, 0.01f);
+		steer_rudder(&s, &p, 5.0f * D2R, 0.0f, 4.0f, FLYING_M_S, FBW_MIN_M_S, 0.0f, 0.01f);
 	assert_near(s.integ, p.imax / 4500.0f, 1e-6);
 	/* nonsense in, nothing out, state untouched */
 	float before = s.integ;
-	assert_near(steer_rudder(&s, &p, NAN, 0.0f, 4.0f, 0.01f), 0.0, 0.0);
-	assert_near(steer_rudder(&s, &p, 0.1f, INFINITY, 4.0f, 0.01f), 0.0, 0.0);
+	assert_near(steer_rudder(&s, &p, NAN, 0.0f, 4.0f, FLYING_M_S, FBW_MIN_M_S, 0.0f, 0.01f), 0.0, 0.0);
+	assert_near(steer_rudder(&s, &p, 0.1f, INFINITY, 4.0f, FLYING_M_S, FBW_MIN_M_S, 0.0f, 0.01f), 0.0, 0.0);
 	assert_near(s.integ, before, 0.0);
 	/* GROUND_STEER_ALT 0 (the default): never */
 	assert_false(steer_on_ground(&p, 0.0f));
 	p.ground_steer_alt = 5.0f;
 	assert_true(steer_on_ground(&p, 0.2f));
 	assert_false(steer_on_ground(&p, 6.0f));
+}
+
+/* The rudder within what it can do at the speed (steer.h): 0.4 of its travel
+ * standing still with the motor idle, all of it from ARSPD_FBW_MIN or at full
+ * power, the square of the speed's (or throttle's) share between; the integral never past that, and still while the output
+ * is held at it. Without an airspeed, the ground speed. */
+static void test_steer_limits_the_rudder_to_its_authority_at_the_speed(void **state)
+{
+	(void)state;
+	struct steer_params p;
+	steer_params_default(&p);
+	struct steer s;
+	steer_init(&s);
+	assert_near(steer_limit(0.0f, FBW_MIN_M_S, 0.0f), STEER_LIM_STILL, 1e-6);
+	assert_near(steer_limit(FBW_MIN_M_S / 2.0f, FBW_MIN_M_S, 0.0f), STEER_LIM_STILL + (1.0f - STEER_LIM_STILL) / 4.0f,
+		    1e-6);
+	assert_near(steer_limit(2.0f * FBW_MIN_M_S, FBW_MIN_M_S, 0.0f), 1.0, 1e-6);
+	/* 90 degrees off at walking pace, no airspeed reading: 0.4, not full */
+	float u = steer_rudder(&s, &p, 1.5f, 0.0f, 1.0f, NAN, FBW_MIN_M_S, 0.0f, 0.01f);
+	assert_near(u, steer_limit(1.0f, FBW_MIN_M_S, 0.0f), 1e-6);
+	assert_true(u < 0.45f);
+	/* held there for a minute of rolling, the integral stays within the limit
+	 * and does not grow while the output is at it */
+	for (int i = 0; i < 6000; i++)
+		u = steer_rudder(&s, &p, 1.5f, 0.0f, 2.0f, 2.0f, FBW_MIN_M_S, 0.0f, 0.01f);
+	float lim2 = steer_limit(2.0f, FBW_MIN_M_S, 0.0f);
+	assert_near(u, lim2, 1e-6);
+	assert_true(fabsf(s.integ) <= lim2 + 1e-6f);
+	/* the error gone: the rudder comes back at once, no wound-up integral
+	 * holding it over */
+	u = steer_rudder(&s, &p, 0.0f, 0.0f, 2.0f, 2.0f, FBW_MIN_M_S, 0.0f, 0.01f);
+	assert_true(fabsf(u) <= fabsf(s.integ) + 1e-6f);
+	assert_true(s.integ < 0.2f);
+	/* the airspeed, not the ground speed, gives the authority: standing in a
+	 * 12 m/s wind, the whole travel */
+	steer_init(&s);
+	assert_near(steer_rudder(&s, &p, 1.5f, 0.0f, 0.0f, 12.0f, FBW_MIN_M_S, 0.0f, 0.01f), 1.0, 1e-6);
+	/* and so does the slipstream: standing still at full power, the whole
+	 * travel; at half power, a quarter of the rest */
+	assert_near(steer_limit(0.0f, FBW_MIN_M_S, 1.0f), 1.0, 1e-6);
+	assert_near(steer_limit(0.0f, FBW_MIN_M_S, 0.5f), STEER_LIM_STILL + (1.0f - STEER_LIM_STILL) / 4.0f, 1e-6);
+	assert_near(steer_limit(0.0f, FBW_MIN_M_S, NAN), STEER_LIM_STILL, 1e-6);
 }
 
 /* A takeoff from a runway heading north: the motor runs at once (no throw to wait for);
@@ -1200,6 +1246,7 @@ int main(void)
 		cmocka_unit_test(test_nav_flare_leads_its_path),
 		cmocka_unit_test(test_nav_takeoff_holds_the_motor_until_the_throw),
 		cmocka_unit_test(test_steer_turns_toward_the_heading_and_holds_its_integral_when_standing),
+		cmocka_unit_test(test_steer_limits_the_rudder_to_its_authority_at_the_speed),
 		cmocka_unit_test(test_nav_runway_takeoff_holds_the_tail_then_levels_then_rotates),
 		cmocka_unit_test(test_nav_runway_takeoff_in_a_wind_holds_the_tail_until_rolling),
 		cmocka_unit_test(test_nav_runway_takeoff_steers_back_to_the_runway_heading_below_ground_steer_alt),

@@ -352,6 +352,70 @@ static void test_sim_cub_parked_across_the_wind_stays_put(void **state)
 	assert_true(v3_norm(v3_sub(a.moment_body_nm, b.moment_body_nm)) < 0.01 * v3_norm(b.moment_body_nm));
 }
 
+/* The heading change of the cub-caster standing still, then given rudder
+ * and throttle for secs (no wind). */
+static double caster_turn(double rudder, double thr, double secs)
+{
+	struct sim_airframe p;
+	assert_int_equal(sim_airframe_by_name("cub-caster", &p), 0);
+	struct sim_state s;
+	sim_perf_at_rest(&p, home_density(), &s);
+	struct sim_env env = { v3_make(0, 0, 0), home_density() };
+	struct sim_controls u = { 0, 0, rudder, thr };
+	double h0 = sim_perf_heading_deg(&s);
+	for (int i = 0; i < (int)(secs * 1000); i++)
+		sim_model_step(&p, &s, &u, &env, 0.001);
+	return remainder(sim_perf_heading_deg(&s) - h0, 360.0);
+}
+
+/* The cub-caster's tail wheel castors: at a standstill with the motor off,
+ * full rudder turns it no more than the castor's friction lets the wheels
+ * creep; with a little power the slipstream over the rudder swings the nose
+ * (the way a castering tail-dragger is steered at walking pace), and the
+ * neutral rudder's turn is the p-factor's and the torque's, small. */
+static void test_sim_cub_caster_is_steered_by_the_slipstream_alone(void **state)
+{
+	(void)state;
+	double off = caster_turn(1.0, 0.0, 2.0);
+	double power = caster_turn(1.0, 0.3, 2.0);
+	double left = caster_turn(-1.0, 0.3, 2.0);
+	double straight = caster_turn(0.0, 0.3, 2.0);
+	print_message("cub-caster, 2 s: full rudder motor off %.1f deg, at 0.3 throttle %.1f / %.1f deg, "
+		      "neutral %.1f deg\n", off, power, left, straight);
+	assert_true(fabs(off) < 1.0);
+	assert_true(power > 20.0);
+	assert_true(left < -20.0);
+	assert_true(fabs(straight) < 5.0);
+}
+
+/* On an aircraft with wheels a wing tip, the propeller or the top of the
+ * wing or fin on the ground is a crash however slowly it comes, and says
+ * which point it was; the tail post is not. */
+static void test_sim_wheeled_crash_names_the_point_that_touched(void **state)
+{
+	(void)state;
+	struct sim_airframe p;
+	sim_airframe_cub(&p);
+	struct sim_state s;
+	sim_perf_at_rest(&p, home_density(), &s);
+	assert_int_equal(s.crash_contact, -1);
+	/* rolled 35 degrees right, resting: the right wing tip is in the grass */
+	double roll, pitch, yaw;
+	quat_to_euler(s.att, &roll, &pitch, &yaw);
+	s.att = quat_from_euler(35.0 * DEG, pitch, yaw);
+	struct sim_env env = { v3_make(0, 0, 0), home_density() };
+	struct sim_controls u = { 0, 0, 0, 0 };
+	for (int i = 0; i < 200 && !s.crashed; i++)
+		sim_model_step(&p, &s, &u, &env, 0.001);
+	assert_true(s.crashed);
+	assert_int_equal(s.crash_contact, 3);
+	assert_string_equal(p.contact_name[s.crash_contact], "the right wing tip");
+	assert_true(s.impact_speed_max_m_s < p.crash_speed_m_s);
+	/* the skywalker lands on its belly and may touch a tip: no crash */
+	sim_airframe_default(&p);
+	assert_int_equal(p.contact_crash_mask, 0u);
+}
+
 static void test_sim_cub_refuses_a_hand_launch(void **state)
 {
 	(void)state;
@@ -446,6 +510,8 @@ int main(void)
 		cmocka_unit_test(test_sim_cub_ground_loops_under_a_hard_input_at_speed),
 		cmocka_unit_test(test_sim_cub_noses_over_and_crashes),
 		cmocka_unit_test(test_sim_cub_parked_across_the_wind_stays_put),
+		cmocka_unit_test(test_sim_cub_caster_is_steered_by_the_slipstream_alone),
+		cmocka_unit_test(test_sim_wheeled_crash_names_the_point_that_touched),
 		cmocka_unit_test(test_sim_cub_refuses_a_hand_launch),
 		cmocka_unit_test(test_sim_air_start_flies_on_level),
 	};

@@ -106,6 +106,9 @@ void sim_airframe_default(struct sim_airframe *p)
 	p->ground_mu_dig = 2.0;
 	p->nose_over_speed_m_s = 4.0;
 	p->crash_speed_m_s = 5.0;
+	static const char *const names[SIM_CONTACTS] = { "the nose", "the belly", "the tail skid",
+		"the right wing tip", "the left wing tip", "the canopy", "the top of the fin" };
+	memcpy(p->contact_name, names, sizeof(names));
 }
 
 /*
@@ -239,6 +242,12 @@ void sim_airframe_cub(struct sim_airframe *p)
 	p->ground_mu_dig = 2.0;
 	p->nose_over_speed_m_s = 4.0;
 	p->crash_speed_m_s = 5.0;
+	/* the propeller, a wing tip, the top of the wing or the fin on the
+	 * ground: nosed over, a wing-tip strike, on its back */
+	p->contact_crash_mask = 1u << 0 | 1u << 3 | 1u << 4 | 1u << 5 | 1u << 6;
+	static const char *const names[SIM_CONTACTS] = { "the propeller", "the belly", "the tail post",
+		"the right wing tip", "the left wing tip", "the top of the wing", "the top of the fin" };
+	memcpy(p->contact_name, names, sizeof(names));
 
 	/* left main, right main, tail wheel (main first, tail last: the rest pitch) */
 	p->n_wheels = 3;
@@ -250,6 +259,38 @@ void sim_airframe_cub(struct sim_airframe *p)
 					  800.0, 28.0, 0.04, 0.7, 8.0 * DEG, 30.0 * DEG };
 }
 
+/*
+ * The cub with a free-castering tail wheel, as many small tail-draggers have
+ * (and the other simulator's tail-dragger of issue 37): on the ground it is
+ * steered by the rudder's air load alone, and the rudder has no slipstream
+ * in this model, so below some 4 m/s nothing but the main wheels' friction
+ * holds its heading. The swivel's friction gives the tail wheel a side force
+ * of at most 0.05 of its load (a castor's swivel on a plain bearing, about a
+ * tenth of a tyre's grip), reached at 2 degrees of slip. P-factor: the
+ * thrust's line 0.05 m to the right per radian of angle of attack, full from
+ * 5 m/s of airspeed: tail down (11.5 degrees) at full power, about 0.8 N m
+ * yawing the nose left, what full rudder gives at 3.8 m/s. That figure is an
+ * estimate of the right order for a 19-inch propeller, not a measurement.
+ * The slipstream: the fin and rudder and about half the elevator sit in the
+ * propeller's wake (0.48 m across, some 1.6 m behind it), which at full
+ * static thrust (86 N on 0.18 m^2) adds 470 Pa of dynamic pressure at the
+ * disc and twice that far behind; the tail feels 0.3 of the disc's, 140 Pa,
+ * the free stream's at 15 m/s. So full power and full rudder at a standstill
+ * swing the nose at some 6 rad/s^2: with power on, the rudder steers at
+ * walking pace, hard.
+ */
+void sim_airframe_cub_caster(struct sim_airframe *p)
+{
+	sim_airframe_cub(p);
+	p->name = "cub-caster";
+	struct sim_wheel *tail = &p->wheel[p->n_wheels - 1];
+	tail->steer_max_rad = 0.0;
+	tail->mu_side = 0.05;
+	tail->slip_sat_rad = 2.0 * DEG;
+	p->pfactor_m_rad = 0.05;
+	p->slipstream_tail = 0.3;
+}
+
 int sim_airframe_by_name(const char *name, struct sim_airframe *p)
 {
 	if (!name)
@@ -258,6 +299,8 @@ int sim_airframe_by_name(const char *name, struct sim_airframe *p)
 		sim_airframe_default(p);
 	else if (strcmp(name, "cub") == 0)
 		sim_airframe_cub(p);
+	else if (strcmp(name, "cub-caster") == 0)
+		sim_airframe_cub_caster(p);
 	else
 		return -ENOENT;
 	return 0;
@@ -265,7 +308,7 @@ int sim_airframe_by_name(const char *name, struct sim_airframe *p)
 
 const char *sim_airframe_names(void)
 {
-	return "skywalker, cub";
+	return "skywalker, cub, cub-caster";
 }
 
 double sim_airframe_rest_pitch_rad(const struct sim_airframe *p)
@@ -298,6 +341,7 @@ double sim_batt_ocv_v(const struct sim_airframe *p, double used_ah)
 void sim_state_init(const struct sim_airframe *p, struct sim_state *s)
 {
 	memset(s, 0, sizeof(*s));
+	s->crash_contact = -1;
 	s->att = quat_identity();
 	s->batt_voltage_v = sim_batt_ocv_v(p, 0.0);
 	if (p->n_wheels > 0) {
@@ -402,6 +446,22 @@ static void aero(const struct sim_airframe *p, const struct sim_state *s,
 	/* Reaction to the propeller torque rolls the airframe against its spin. */
 	double kq = 60.0 / (2.0 * M_PI * p->motor_kv_rpm_v);
 	f->moment_body_nm = v3_make(-kq * (im > p->motor_i0_a ? im - p->motor_i0_a : 0.0), 0, 0);
+	/* The slipstream's part of the elevator's and rudder's moments (struct
+	 * sim_airframe); the free stream's follow with the rest. */
+	if (p->slipstream_tail > 0.0 && thrust > 0.0) {
+		double q_slip = p->slipstream_tail * thrust / (M_PI * 0.25 * p->prop_diam_m * p->prop_diam_m);
+		double qs = q_slip * p->wing_area_m2;
+		const struct sim_moment_coefs *mc = &p->mom;
+		f->moment_body_nm = v3_add(f->moment_body_nm,
+					   v3_make(qs * p->span_m * mc->roll_dr * dr, qs * p->chord_m * mc->pitch_de * de,
+						   qs * p->span_m * mc->yaw_dr * dr));
+		f->force_body_n.y += qs * p->side_dr * dr;
+	}
+	/* P-factor (struct sim_airframe): none in still air, full from 5 m/s. */
+	if (p->pfactor_m_rad != 0.0 && va > 1e-6) {
+		double aoa = clamp(atan2(vb.z, vb.x), -0.35, 0.35);
+		f->moment_body_nm.z -= thrust * p->pfactor_m_rad * aoa * clamp(va / 5.0, 0.0, 1.0);
+	}
 
 	if (p->aero_off || va < 1e-6)
 		return;
@@ -622,6 +682,10 @@ void sim_model_step(const struct sim_airframe *p, struct sim_state *s,
 		struct v3 rb = p->contact_body_m[i];
 		if (s->pos_ned_m.z + quat_rotate(s->att, rb).z <= 0.0)
 			continue;
+		if ((p->contact_crash_mask >> i & 1u) && !s->crashed) {
+			s->crashed = true;
+			s->crash_contact = i;
+		}
 		struct v3 vn = v3_add(s->vel_ned_m_s, quat_rotate(s->att, v3_cross(s->rate_body_rad_s, rb)));
 		if (vn.z > p->nose_over_speed_m_s)
 			s->dig[i] = true;

@@ -31,6 +31,9 @@ struct sim_wheel {
 	double mu_roll, mu_side, slip_sat_rad;
 	double steer_max_rad;              /* 0: does not steer */
 };
+/* A free-castering wheel (a tail wheel on a swivel, not linked to the rudder)
+ * is a wheel that does not steer and whose side force is only its swivel's
+ * friction: mu_side small, reached at a small slip (Coulomb-like). */
 
 /* Aerodynamic moment derivatives, per radian (rates non-dimensional: p b/2V,
  * q c/2V, r b/2V). Grouped so a test can switch all aerodynamic moments off. */
@@ -62,6 +65,16 @@ struct sim_airframe {
 	/* propeller C_T(J), C_Q(J) quadratics in the advance ratio J = 2 pi V / (Omega D) */
 	double prop_diam_m;
 	double ct0, ct1, ct2, cq0, cq1, cq2;
+	/* P-factor: the thrust's line moves sideways with the angle of attack
+	 * (the descending blade, on the right of a propeller turning clockwise
+	 * seen from behind, takes a bigger bite), by this many metres per radian
+	 * to the right: the nose yaws left as the tail sits down. 0: none. */
+	double pfactor_m_rad;
+	/* Slipstream over the tail: the elevator and rudder feel this fraction of
+	 * the propeller's added dynamic pressure, thrust over disc area (momentum
+	 * theory: the far wake's is twice that), besides the free stream's. It is
+	 * what steers a tail-dragger with power on at walking pace. 0: none. */
+	double slipstream_tail;
 	/* DC motor: speed constant, winding resistance, no-load current */
 	double motor_kv_rpm_v, motor_r_ohm, motor_i0_a;
 	/* LiPo battery */
@@ -74,6 +87,12 @@ struct sim_airframe {
 	double ground_k_n_m, ground_c_n_s_m, ground_mu, ground_mu_dig;
 	double nose_over_speed_m_s;
 	double crash_speed_m_s;    /* vertical impact speed that counts as a crash */
+	/* On an aircraft with wheels, the contact points that touch only when it
+	 * has gone over (the propeller in a nose-over, a wing tip, the top of the
+	 * wing or fin): bit i set, point i's touch is a crash however gently it
+	 * comes. contact_name[i] names the point for the crash's message. */
+	unsigned int contact_crash_mask;
+	const char *contact_name[SIM_CONTACTS];
 	/* landing gear (none on a hand-launched plane): wheels touch as well as
 	 * the contact points, which then stand for the propeller, tail, tips... */
 	int n_wheels;
@@ -119,6 +138,7 @@ struct sim_state {
 	double thrust_n, prop_rad_s;
 	bool on_ground;
 	bool crashed;
+	int crash_contact;                 /* the contact point whose touch crashed it; -1: none */
 	double impact_speed_max_m_s;
 	bool dig[SIM_CONTACTS];            /* contact point ploughing after a hard hit */
 };
@@ -136,9 +156,12 @@ struct sim_forces {
 void sim_airframe_default(struct sim_airframe *p);
 /* The Cub-like tail-dragger on wheels (values and sources in model.c). */
 void sim_airframe_cub(struct sim_airframe *p);
-/* The airframe called name ("skywalker", "cub"): 0, or -ENOENT. */
+/* The same tail-dragger with a free-castering tail wheel: steered on the
+ * ground by the rudder's air load alone, with p-factor (values in model.c). */
+void sim_airframe_cub_caster(struct sim_airframe *p);
+/* The airframe called name ("skywalker", "cub", "cub-caster"): 0, or -ENOENT. */
 int sim_airframe_by_name(const char *name, struct sim_airframe *p);
-/* Names of the airframes, for messages: "skywalker, cub". */
+/* Names of the airframes, for messages: "skywalker, cub, cub-caster". */
 const char *sim_airframe_names(void);
 /* Pitch at rest on the ground: on its wheels (main and tail, the first and
  * last wheel) a tail-dragger sits nose up; without wheels 0. */

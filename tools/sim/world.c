@@ -67,6 +67,7 @@ static void settle_on_the_ground(struct sim_world *w)
 	w->st.batt_used_ah = 0.0;
 	w->st.impact_speed_max_m_s = 0.0;
 	w->st.crashed = false;
+	w->st.crash_contact = -1;
 	memset(w->st.dig, 0, sizeof(w->st.dig));
 }
 

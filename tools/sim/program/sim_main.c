@@ -847,9 +847,16 @@ static void status_line(struct sim *s)
 static void say_crash(const struct sim_world *w, const char *then)
 {
 	struct sim_lla p = sim_world_lla(w);
-	say("the aircraft CRASHED at %.3f s: hit the ground at %.1f m/s vertical, %.1f m/s in all, "
+	int c = w->st.crash_contact;
+	char how[96];
+	if (c >= 0 && c < SIM_CONTACTS && w->cfg.airframe.contact_name[c])
+		snprintf(how, sizeof(how), "%s touched the ground (over at most %.1f m/s vertical)",
+			 w->cfg.airframe.contact_name[c], w->st.impact_speed_max_m_s);
+	else
+		snprintf(how, sizeof(how), "hit the ground at %.1f m/s vertical", w->st.impact_speed_max_m_s);
+	say("the aircraft CRASHED at %.3f s: %s, %.1f m/s in all, "
 	    "%.1f m north %.1f m east of home (%.7f, %.7f)%s",
-	    (double)sim_world_time_us(w) * 1e-6, w->st.impact_speed_max_m_s,
+	    (double)sim_world_time_us(w) * 1e-6, how,
 	    v3_norm(w->st.vel_ned_m_s), w->st.pos_ned_m.x, w->st.pos_ned_m.y, p.lat_deg, p.lon_deg,
 	    then);
 }
