@@ -6,7 +6,8 @@
  *   fulmar-log dump [--csv|--json] [--type NAME]... [--from S] [--to S] FILE
  *                                                 records as text, CSV of one type or JSON lines
  *   fulmar-log export --kml|--gpx [--source GPS|POS] FILE
- *                                                 the flight path (and mission) to stdout
+ *                                                 the flight path (and mission) to stdout,
+ *                                                 heights above sea level
  *   fulmar-log plot [-o OUT.svg] FILE             an SVG page of the flight
  *   fulmar-log summary FILE                       flight time, distance, extremes, modes,
  *                                                 failsafes and errors, loop timing
@@ -42,7 +43,9 @@ static void usage(FILE *out)
 	      "           --json writes one JSON object a line; --from/--to keep records whose\n"
 	      "           TimeUS lies in [S, S] seconds (records without TimeUS are left out)\n"
 	      "  export   the track as KML or GPX (GPS fixes by default, or POS), with the\n"
-	      "           mission's waypoints from CMD records\n"
+	      "           mission's waypoints from CMD records; every height above sea level\n"
+	      "           (heights above home put on home's, ORGN Type 1); what cannot be\n"
+	      "           placed is left out and counted on stderr\n"
 	      "  plot     SVG: ground track with waypoints, altitude, airspeed, roll and pitch\n"
 	      "           demand against achieved, loop-timing histogram (stdout without -o)\n"
 	      "  summary  flight time, distance, max altitude and speed, modes, failsafes and\n"
@@ -409,7 +412,8 @@ enum col_id {
 	C_MAXT, C_AVGT, C_NLON, C_NLOOP, C_LR,                             /* PM */
 	C_MODE, C_MODENUM,                                                 /* MODE */
 	C_ID, C_SUBSYS, C_ECODE, C_MESSAGE,                                /* EV, ERR, MSG */
-	C_CNUM, C_CID, C_RELHOME, C_DP,                                    /* CMD, POS, DSF */
+	C_CNUM, C_CID, C_FRAME, C_RELHOME, C_DP,                           /* CMD, POS, DSF */
+	C_TYPE,                                                            /* ORGN */
 	C_COUNT
 };
 
@@ -420,12 +424,13 @@ static const char *const col_names[C_COUNT] = {
 	"MaxT", "AvgT", "NLon", "NLoop", "LR",
 	"Mode", "ModeNum",
 	"Id", "Subsys", "ECode", "Message",
-	"CNum", "CId", "RelHomeAlt", "Dp",
+	"CNum", "CId", "Frame", "RelHomeAlt", "Dp",
+	"Type",
 };
 
 enum kind {
 	K_NONE = 0, K_GPS, K_POS, K_CTUN, K_ARSP, K_ATT, K_PM, K_MODE, K_EV, K_ERR, K_MSG,
-	K_CMD, K_BARO, K_DSF,
+	K_CMD, K_BARO, K_DSF, K_ORGN,
 };
 
 struct event {
@@ -449,9 +454,13 @@ struct flight {
 	struct series baro;       /* alt */
 	struct event *ev;
 	size_t nev, evcap;
-	/* mission: the last CMD seen for each seq */
-	struct { bool have; int cid; double lat, lng, alt; } cmd[1024];
+	/* mission: the last CMD seen for each seq; frame is the MAV_FRAME, -1 when the
+	 * CMD format has no Frame column (ArduPilot before it logged one) */
+	struct { bool have; int cid, frame; double lat, lng, alt; } cmd[1024];
 	unsigned ncmd;
+	/* home as ORGN Type 1 records it: the last one, and the range of its altitudes */
+	bool have_home;
+	double home_alt_m, home_alt_min_m, home_alt_max_m;
 	double t_min, t_max;
 	bool have_t;
 	uint64_t dsf_drops;
@@ -464,7 +473,7 @@ static enum kind kind_of(const char *name)
 		{ "GPS", K_GPS }, { "POS", K_POS }, { "CTUN", K_CTUN }, { "ARSP", K_ARSP },
 		{ "ATT", K_ATT }, { "PM", K_PM }, { "MODE", K_MODE }, { "EV", K_EV },
 		{ "ERR", K_ERR }, { "MSG", K_MSG }, { "CMD", K_CMD }, { "BARO", K_BARO },
-		{ "DSF", K_DSF },
+		{ "DSF", K_DSF }, { "ORGN", K_ORGN },
 	};
 	for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
 		if (strcmp(map[k].name, name) == 0)
@@ -605,6 +614,8 @@ static void flight_record(const struct df_record *rec, void *ctx)
 		fl->cmd[s].lat = fld(fl, rec, C_LAT);
 		fl->cmd[s].lng = fld(fl, rec, C_LNG);
 		fl->cmd[s].alt = fld(fl, rec, C_ALT);
+		double frame = fld(fl, rec, C_FRAME);
+		fl->cmd[s].frame = isfinite(frame) ? (int)frame : -1;
 		if (s + 1 > fl->ncmd)
 			fl->ncmd = s + 1;
 		break;
@@ -613,6 +624,19 @@ static void flight_record(const struct df_record *rec, void *ctx)
 		double dp = fld(fl, rec, C_DP);
 		if (dp > (double)fl->dsf_drops)
 			fl->dsf_drops = (uint64_t)dp;
+		break;
+	}
+	case K_ORGN: {
+		/* Type 1 is home (0 the estimator's origin). */
+		double alt = fld(fl, rec, C_ALT);
+		if (fld(fl, rec, C_TYPE) != 1.0 || !isfinite(alt))
+			break;
+		if (!fl->have_home || alt < fl->home_alt_min_m)
+			fl->home_alt_min_m = alt;
+		if (!fl->have_home || alt > fl->home_alt_max_m)
+			fl->home_alt_max_m = alt;
+		fl->home_alt_m = alt;
+		fl->have_home = true;
 		break;
 	}
 	default:
@@ -856,6 +880,170 @@ static void gps_utc_iso(double week, double week_ms, char *out, size_t cap)
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
 }
 
+/* Where a mission item's height is measured from. */
+enum datum { DATUM_MSL = 1, DATUM_HOME, DATUM_TERRAIN, DATUM_OTHER };
+
+/* MAV_FRAME to datum. A CMD format without a Frame column (older ArduPilot logs): item
+ * 0 is home, which ArduPilot keeps above sea level, and the others are taken as above
+ * home, the frame ArduPilot's missions default to. */
+static enum datum cmd_datum(const struct flight *fl, unsigned s)
+{
+	switch (fl->cmd[s].frame) {
+	case -1:
+		return s == 0 ? DATUM_MSL : DATUM_HOME;
+	case 0: case 5:          /* GLOBAL, GLOBAL_INT */
+		return DATUM_MSL;
+	case 3: case 6:          /* GLOBAL_RELATIVE_ALT, GLOBAL_RELATIVE_ALT_INT */
+		return DATUM_HOME;
+	case 10: case 11:        /* GLOBAL_TERRAIN_ALT, GLOBAL_TERRAIN_ALT_INT */
+		return DATUM_TERRAIN;
+	default:                 /* local frames and unknown ones: nothing to place it on */
+		return DATUM_OTHER;
+	}
+}
+
+/* Home's altitude above sea level as the log records it: the last ORGN Type 1 (fulmar
+ * and ArduPilot write one whenever home is set; a mission's heights above home are
+ * flown from the home set last, at arming), else mission item 0 when it is a place
+ * above sea level (ArduPilot's home item). */
+static bool home_alt_msl(const struct flight *fl, double *alt_m)
+{
+	if (fl->have_home) {
+		*alt_m = fl->home_alt_m;
+		return true;
+	}
+	if (fl->ncmd && cmd_is_waypoint(fl, 0) && cmd_datum(fl, 0) == DATUM_MSL &&
+	    isfinite(fl->cmd[0].alt)) {
+		*alt_m = fl->cmd[0].alt;
+		return true;
+	}
+	return false;
+}
+
+/* What the export could not place, told on stderr at the end. */
+struct export_notes {
+	unsigned written, no_home, other_frame, terrain_level, no_frame_column;
+};
+
+/* A waypoint's height for a reader that takes heights as above sea level. KML says
+ * "above the ground" itself (relativeToGround), so there a height above terrain stays
+ * as logged; GPX cannot, so there it is put on home's altitude (the ground taken as
+ * level with home). Returns false, counted in *n, when the log cannot place it. */
+static bool wp_height(const struct flight *fl, unsigned s, bool kml, const double *home_m,
+		      double *ele_m, bool *above_ground, char *note, size_t cap, struct export_notes *n)
+{
+	char frame[32];
+	double h = fl->cmd[s].alt;
+	if (fl->cmd[s].frame < 0) {
+		snprintf(frame, sizeof frame, "no Frame logged");
+		n->no_frame_column++;
+	} else {
+		snprintf(frame, sizeof frame, "MAV_FRAME %d", fl->cmd[s].frame);
+	}
+	*above_ground = false;
+	switch (cmd_datum(fl, s)) {
+	case DATUM_MSL:
+		*ele_m = h;
+		snprintf(note, cap, "%.2f m above sea level (%s)", h, frame);
+		return true;
+	case DATUM_HOME:
+		if (!home_m) {
+			n->no_home++;
+			return false;
+		}
+		*ele_m = *home_m + h;
+		snprintf(note, cap, "%.2f m above home (%s), home at %.2f m above sea level", h, frame,
+			 *home_m);
+		return true;
+	case DATUM_TERRAIN:
+		if (kml) {
+			*ele_m = h;
+			*above_ground = true;
+			snprintf(note, cap, "%.2f m above terrain (%s)", h, frame);
+			return true;
+		}
+		if (!home_m) {
+			n->no_home++;
+			return false;
+		}
+		*ele_m = *home_m + h;
+		snprintf(note, cap, "%.2f m above terrain (%s): ele puts it above home's %.2f m, "
+			 "the ground taken as level with home", h, frame, *home_m);
+		n->terrain_level++;
+		return true;
+	case DATUM_OTHER:
+	default:
+		n->other_frame++;
+		return false;
+	}
+}
+
+/* Text as XML element content. */
+static void put_xml_text(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", stdout);
+		else if (*s == '>')
+			fputs("&gt;", stdout);
+		else if (*s == '&')
+			fputs("&amp;", stdout);
+		else
+			putchar(*s);
+	}
+}
+
+static void export_waypoints(const struct flight *fl, bool kml, const double *home_m,
+			     struct export_notes *n)
+{
+	for (unsigned s = 0; s < fl->ncmd; s++) {
+		if (!cmd_is_waypoint(fl, s))
+			continue;
+		char note[160];
+		double ele;
+		bool above_ground;
+		if (!wp_height(fl, s, kml, home_m, &ele, &above_ground, note, sizeof note, n))
+			continue;
+		n->written++;
+		if (kml)
+			printf("<Placemark><name>WP %u</name><description>%s</description><Point>"
+			       "<altitudeMode>%s</altitudeMode><coordinates>%.7f,%.7f,%.2f</coordinates>"
+			       "</Point></Placemark>\n", s, note,
+			       above_ground ? "relativeToGround" : "absolute", fl->cmd[s].lng,
+			       fl->cmd[s].lat, ele);
+		else
+			printf("<wpt lat=\"%.7f\" lon=\"%.7f\"><ele>%.2f</ele><name>WP %u</name>"
+			       "<cmt>%s</cmt></wpt>\n", fl->cmd[s].lat, fl->cmd[s].lng, ele, s, note);
+	}
+}
+
+static void export_tell(const char *path, const struct flight *fl, const double *home_m,
+			const struct export_notes *n)
+{
+	if (n->no_home)
+		fprintf(stderr, "fulmar-log: %s: home's altitude is not in the log (no ORGN Type 1, "
+			"no mission item 0 above sea level): %u waypoint%s given above home or "
+			"terrain left out\n", path, n->no_home, n->no_home == 1 ? "" : "s");
+	if (n->other_frame)
+		fprintf(stderr, "fulmar-log: %s: %u waypoint%s in a frame without a height above "
+			"sea level (local or unknown MAV_FRAME) left out\n", path, n->other_frame,
+			n->other_frame == 1 ? "" : "s");
+	if (n->terrain_level)
+		fprintf(stderr, "fulmar-log: %s: %u waypoint%s given above terrain: GPX has no such "
+			"height, so <ele> is home's altitude plus it (the ground taken as level with "
+			"home)\n", path, n->terrain_level, n->terrain_level == 1 ? "" : "s");
+	if (n->no_frame_column)
+		fprintf(stderr, "fulmar-log: %s: CMD has no Frame column: item 0 taken as above sea "
+			"level (home), the others as above home (ArduPilot's default)\n", path);
+	if (home_m && fl->have_home && fl->home_alt_max_m - fl->home_alt_min_m > 1.0)
+		fprintf(stderr, "fulmar-log: %s: home's altitude changed in the log (%.2f to %.2f m): "
+			"heights above home are put on the last, %.2f m\n", path,
+			fl->home_alt_min_m, fl->home_alt_max_m, *home_m);
+}
+
+/* Every height written is above mean sea level, as GPX and KML readers take them: the
+ * track's (GPS and POS Alt are), and the mission's, whatever frame it was given in
+ * (KML's terrain-relative waypoints excepted, which say so with relativeToGround). */
 static int cmd_export(int argc, char **argv)
 {
 	static struct flight fl;
@@ -884,16 +1072,17 @@ static int cmd_export(int argc, char **argv)
 		fprintf(stderr, "fulmar-log: %s: no %s positions\n", path, use_gps ? "GPS" : "POS");
 		return 1;
 	}
+	double home_alt_m;
+	const double *home_m = home_alt_msl(&fl, &home_alt_m) ? &home_alt_m : NULL;
+	struct export_notes notes = { 0 };
 	if (kml) {
 		puts("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		     "<kml xmlns=\"http://www.opengis.net/kml/2.2\">\n<Document>");
-		printf("<name>%s</name>\n", path);
+		fputs("<name>", stdout);
+		put_xml_text(path);
+		puts("</name>");
 		puts("<Style id=\"track\"><LineStyle><color>ff0080ff</color><width>3</width></LineStyle></Style>");
-		for (unsigned s = 0; s < fl.ncmd; s++)
-			if (cmd_is_waypoint(&fl, s))
-				printf("<Placemark><name>WP %u</name><Point><altitudeMode>relativeToGround</altitudeMode>"
-				       "<coordinates>%.7f,%.7f,%.1f</coordinates></Point></Placemark>\n",
-				       s, fl.cmd[s].lng, fl.cmd[s].lat, fl.cmd[s].alt);
+		export_waypoints(&fl, true, home_m, &notes);
 		printf("<Placemark><name>%s track</name><styleUrl>#track</styleUrl><LineString>"
 		       "<altitudeMode>absolute</altitudeMode><coordinates>\n", use_gps ? "GPS" : "POS");
 		for (size_t k = 0; k < trk->n; k++)
@@ -902,11 +1091,10 @@ static int cmd_export(int argc, char **argv)
 	} else {
 		puts("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		     "<gpx version=\"1.1\" creator=\"fulmar-log\" xmlns=\"http://www.topografix.com/GPX/1/1\">");
-		for (unsigned s = 0; s < fl.ncmd; s++)
-			if (cmd_is_waypoint(&fl, s))
-				printf("<wpt lat=\"%.7f\" lon=\"%.7f\"><ele>%.1f</ele><name>WP %u</name></wpt>\n",
-				       fl.cmd[s].lat, fl.cmd[s].lng, fl.cmd[s].alt, s);
-		printf("<trk><name>%s %s track</name><trkseg>\n", path, use_gps ? "GPS" : "POS");
+		export_waypoints(&fl, false, home_m, &notes);
+		fputs("<trk><name>", stdout);
+		put_xml_text(path);
+		printf(" %s track</name><trkseg>\n", use_gps ? "GPS" : "POS");
 		for (size_t k = 0; k < trk->n; k++) {
 			printf("<trkpt lat=\"%.7f\" lon=\"%.7f\"><ele>%.2f</ele>", trk->p[k].v[0],
 			       trk->p[k].v[1], trk->p[k].v[2]);
@@ -919,6 +1107,7 @@ static int cmd_export(int argc, char **argv)
 		}
 		puts("</trkseg></trk>\n</gpx>");
 	}
+	export_tell(path, &fl, home_m, &notes);
 	return 0;
 bad:
 	usage(stderr);

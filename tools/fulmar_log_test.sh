@@ -55,11 +55,27 @@ got=$("$tool" dump --csv --type GPS --from $from --to $to "$log" | tail -n +2 | 
 [ "$got" -eq "$want" ] && [ "$want" -gt 0 ] || fail "time window gave $got, want $want"
 [ "$("$tool" dump --from 1000 "$log" | wc -l)" -eq 0 ] || fail "window past the end"
 
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Export heights all above sea level. Plane 3.8's CMD has no Frame column: item 0 is
+# home (above sea level, as ORGN Type 1 says: 584.64 m), the others above home (WP 1
+# at 15 m, the land point WP 11 at 0 m).
+"$tool" export --gpx "$log" >"$tmp/plane.gpx" 2>"$tmp/plane.err" || fail "export gpx plane"
+grep -q "CMD has no Frame column" "$tmp/plane.err" || fail "export: no word on the missing Frame"
+python3 -c 'import sys, xml.etree.ElementTree as E
+n = "{http://www.topografix.com/GPX/1/1}"
+r = E.parse(sys.argv[1]).getroot()
+w = {p.find(n + "name").text: float(p.find(n + "ele").text) for p in r.iter(n + "wpt")}
+t = [float(p.find(n + "ele").text) for p in r.iter(n + "trkpt")]
+home = 584.64
+for name, want in (("WP 0", home), ("WP 1", home + 15), ("WP 11", home)):
+    assert abs(w[name] - want) < 0.02, (name, w[name], want)
+assert all(abs(e - home) < 10 for e in t), t' "$tmp/plane.gpx" || fail "export heights not above sea level"
+
 # The longer reference flight: export, plot and summary.
-flight=$2/ArduCopter-3.5-era_spark404-log.bin
+flight=$ref/ArduCopter-3.5-era_spark404-log.bin
 if [ -r "$flight" ]; then
-	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp"' EXIT
 	"$tool" export --gpx "$flight" >"$tmp/t.gpx" || fail "export gpx"
 	"$tool" export --kml "$flight" >"$tmp/t.kml" || fail "export kml"
 	"$tool" export --gpx --source POS "$flight" >"$tmp/p.gpx" || fail "export gpx from POS"
