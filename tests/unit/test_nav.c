@@ -957,6 +957,93 @@ static void test_nav_flare_leads_its_path(void **state)
 	assert_near(past, 0.0f, 0.02f);
 }
 
+/* The flare flown down to the runway, then on it, slowing: one step each. */
+struct rollout_run {
+	bool rollout_in_air;        /* the rollout said while over NAV_ROLLOUT_HGT_M */
+	double rollout_north;       /* where it was first said */
+	struct nav_output first, slow, last;
+};
+
+static void fly_to_rollout(struct nav_params *p, bool airspeed, struct rollout_run *r)
+{
+	struct sim_lla home = sim_home_default();
+	struct nav n;
+	nav_init(&n, home.lat_deg, home.lon_deg);
+	struct nav_wp ap = wp_at(&home, -400, 0, 30), land = wp_at(&home, 0, 0, 0);
+	nav_set_land(&n, &ap, &land);
+	memset(r, 0, sizeof(*r));
+	r->rollout_north = NAN;
+	const float dt = 0.02f;
+	double north = -300.0;
+	float h = 22.0f, spd = 14.0f, sink = 0.0f;
+	struct nav_output out;
+	for (int i = 0; i < 6000 && spd > 0.5f; i++) {
+		struct vehicle_state vs = vs_at(&home, north, 0, h, spd, 0);
+		vs.vel_ned_m_s[2] = sink;
+		if (!airspeed)
+			vs.valid &= ~VEHICLE_AIRSPEED_VALID;
+		vs.pitch_rad = h > 0.0f ? 2.0f * D2R : 11.0f * D2R;   /* on its wheels, tail down */
+		vs.airspeed_meas_m_s = NAN;
+		nav_update(&n, p, &vs, NULL, dt, &out);
+		if (out.rollout && isnan(r->rollout_north)) {
+			r->rollout_north = north;
+			r->first = out;
+			r->rollout_in_air = h > 1.0f;
+		}
+		if (out.rollout && spd < p->tkoff_tdrag_spd1 && !r->slow.rollout)
+			r->slow = out;
+		r->last = out;
+		/* on its demand, then on the ground, where it slows at 2 m/s^2 */
+		float h_next = fmaxf(h + (isfinite(out.alt_error_m) ? out.alt_error_m : 0.0f), 0.0f);
+		sink = (h - h_next) / dt;
+		h = h_next;
+		if (h <= 0.0f)
+			spd -= 2.0f * dt;
+		north += (double)(spd * dt);
+	}
+}
+
+/* The rollout (docs/flight-control.md, "The ground"): once down and no longer
+ * sinking, or too slow to fly, the attitude loops stop: motor off, wings
+ * level, the heading held by the steering law (GROUND_STEER_ALT 0 or not),
+ * the elevator held (neutral while faster than TKOFF_TDRAG_SPD1, then
+ * TKOFF_TDRAG_ELEV), and the pitch demand never under LAND_PITCH_CD. With
+ * the defaults (TKOFF_TDRAG_ELEV 0) the elevator stays neutral. */
+static void test_nav_rollout_holds_the_elevator_and_stops_flying(void **state)
+{
+	(void)state;
+	struct nav_params p;
+	nav_params_default(&p);
+	p.tkoff_tdrag_elev = 100.0f;
+	p.tkoff_tdrag_spd1 = 8.0f;
+	p.tecs.land_pitch_cd = 1500.0f;   /* over the 11 degrees it sits at: the floor shows */
+	struct rollout_run r;
+	fly_to_rollout(&p, true, &r);
+	assert_false(isnan(r.rollout_north));
+	assert_false(r.rollout_in_air);
+	print_message("rollout said %.1f m from the land point\n", r.rollout_north);
+	assert_true(r.first.flaring);
+	assert_near(r.first.throttle, 0.0, 0.0);
+	assert_near(r.first.nav_roll_rad, 0.0, 0.0);
+	assert_true(r.first.ground_steering);      /* GROUND_STEER_ALT is 0 */
+	assert_true(r.first.elevator_hold);
+	assert_near(r.first.elevator, 0.0, 0.0);    /* faster than TKOFF_TDRAG_SPD1 */
+	assert_near(r.first.nav_pitch_rad, 15.0f * D2R, 1e-6);
+	assert_true(r.slow.rollout);
+	assert_near(r.slow.elevator, 1.0, 1e-6);    /* full up, the tail wheel pressed down */
+	assert_true(r.last.rollout);
+	/* the defaults: neutral to the end, the pitch demand the attitude */
+	nav_params_default(&p);
+	fly_to_rollout(&p, true, &r);
+	assert_true(r.last.rollout && r.last.elevator_hold);
+	assert_near(r.last.elevator, 0.0, 0.0);
+	assert_near(r.last.nav_pitch_rad, 11.0f * D2R, 1e-6);
+	/* without an airspeed sensor: the settling alone, still on the ground */
+	fly_to_rollout(&p, false, &r);
+	assert_false(isnan(r.rollout_north));
+	assert_false(r.rollout_in_air);
+}
+
 static void test_nav_takeoff_holds_the_motor_until_the_throw(void **state)
 {
 	(void)state;
@@ -1247,6 +1334,7 @@ int main(void)
 		cmocka_unit_test(test_nav_takeoff_holds_the_motor_until_the_throw),
 		cmocka_unit_test(test_steer_turns_toward_the_heading_and_holds_its_integral_when_standing),
 		cmocka_unit_test(test_steer_limits_the_rudder_to_its_authority_at_the_speed),
+		cmocka_unit_test(test_nav_rollout_holds_the_elevator_and_stops_flying),
 		cmocka_unit_test(test_nav_runway_takeoff_holds_the_tail_then_levels_then_rotates),
 		cmocka_unit_test(test_nav_runway_takeoff_in_a_wind_holds_the_tail_until_rolling),
 		cmocka_unit_test(test_nav_runway_takeoff_steers_back_to_the_runway_heading_below_ground_steer_alt),
