@@ -4,7 +4,8 @@
 flown and fulmard's log.
 
   flight_report.py report --truth T.csv --mission M.waypoints --log fulmard.log
-                          [--svg OUT.svg] [--json OUT.json] [--check demo|windy|gps_loss|none]
+                          [--params P.param] [--svg OUT.svg] [--json OUT.json]
+                          [--check demo|windy|gps_loss|...|none]
   flight_report.py follow --status SIM_STDOUT --log fulmard.log --mission M --laps N
   flight_report.py demo-world
 
@@ -13,7 +14,10 @@ tracking errors, loop timing) and, with --check, compares it with the flight
 quality the project holds itself to (exit 1 naming what failed); --json writes
 every figure score() gives, those only tools/campaign reads too (the worst
 cross-track xtrack_max_m, the touchdown north and east of the land point,
-the final approach's bearing). `follow`
+the final approach's bearing). --params (the parameter file fulmard flew with)
+gives WP_RADIUS, within which a waypoint counts as passed (else fulmard's
+default, 90 m). Laps, the waypoints passed and the stall are the truth's, not
+fulmard's word: see truth_passes() and truth_airframe(). `follow`
 shows the flight's progress while it flies. `demo-world` prints the
 demonstration flight's seed, wind and turbulence (DEMO_WORLD) for tools/demo.
 Standard library only.
@@ -28,8 +32,11 @@ import sys
 import time
 
 EARTH_R = 6378137.0
-STALL_M_S = 9.0            # the simulated airframe's stall speed (tools/sim/model.c)
 NAV_CMDS = {16, 17, 18, 19, 20, 21, 22, 31}
+CMD_LAND, CMD_TAKEOFF, CMD_DO_JUMP = 21, 22, 177
+# WP_RADIUS when the parameters given do not set it: fulmard's default, ArduPlane's
+# (src/param/param_table.c).
+WP_RADIUS_DEFAULT_M = 90.0
 
 # The demonstration flight's world, in fulmar-sim's terms: what tools/demo flies unless
 # told otherwise (it reads these through `flight_report.py demo-world`) and what the
@@ -86,10 +93,125 @@ def load_truth(path):
                          'yaw': float(r['yaw_deg']), 'vn': float(r['vel_n_m_s']),
                          've': float(r['vel_e_m_s']), 'vd': float(r['vel_d_m_s']),
                          'thr': float(r['throttle']), 'ground': r['on_ground'] == '1',
-                         'crashed': r['crashed'] == '1'})
+                         'crashed': r['crashed'] == '1', 'events': r.get('events') or ''})
     if not rows:
         sys.exit('%s: no rows' % path)
     return rows
+
+
+# fulmar-sim names the airframe that flies and its stall speed as the first row's first
+# event (tools/sim/program/sim_main.c; docs/simulator.md, "Ground truth file").
+TRUTH_AIRFRAME = re.compile(r'(?:^|;)-?[\d.]+ airframe (\S+) stall ([\d.]+) m/s')
+
+
+def truth_airframe(truth):
+    """(name, stall speed in m/s) of the airframe the truth's flight flew: the power-off
+    stall at 1 g in the ISA at home's height, as fulmar-sim --figures measures the model
+    (tools/sim/perf.h), true airspeed as the truth's airspeed_m_s. (None, None) from a
+    fulmar-sim older than that line."""
+    m = TRUTH_AIRFRAME.search(truth[0].get('events', '')) if truth else None
+    return (m.group(1), float(m.group(2))) if m else (None, None)
+
+
+def load_params(path):
+    """A parameter file (NAME,VALUE or NAME VALUE a line, # comments): {NAME: value}."""
+    out = {}
+    with open(path) as f:
+        for ln in f:
+            p = re.split(r'[,\s]+', ln.split('#')[0].strip())
+            if len(p) >= 2:
+                try:
+                    out[p[0]] = float(p[1])
+                except ValueError:
+                    pass
+    return out
+
+
+def wp_radius_of(param_file):
+    """WP_RADIUS as the parameter file sets it (None: not given), else fulmard's default."""
+    v = load_params(param_file).get('WP_RADIUS') if param_file else None
+    return v if v is not None and v > 0 else WP_RADIUS_DEFAULT_M
+
+
+def mission_circuit(mission):
+    """The corners of the mission's circuit in the order flown: the waypoints with a place
+    (not the takeoff, not the landing) from its first DO_JUMP's target up to the DO_JUMP;
+    a mission without one: all of them, once round."""
+    places = [it for it in mission if it['seq'] > 0 and it['cmd'] in NAV_CMDS and it['ne']
+              and it['cmd'] not in (CMD_LAND, CMD_TAKEOFF)]
+    jump = next((it for it in mission if it['cmd'] == CMD_DO_JUMP), None)
+    if jump:
+        body = [it['seq'] for it in places if int(jump['p'][0]) <= it['seq'] < jump['seq']]
+        if body:
+            return body
+    return [it['seq'] for it in places]
+
+
+def truth_passes(truth, mission, home_h, wp_radius_m):
+    """The mission's items the plane passed, by the truth, in the order it passed them:
+    [(t, seq, closest m)]. A waypoint with a place is passed when the plane, flying, comes
+    within wp_radius_m of it (WP_RADIUS), at the time of its closest approach then; passed
+    again only after another item has been. A takeoff is passed when the plane is first
+    above its height over home (ArduPlane's verify_takeoff, as src/vehicle/mission_exec.c).
+    The landing is not a place passed: its touchdown is scored as such.
+
+    fulmard (src/nav/nav_geo.c, nav_geo_wp_reached) sequences a waypoint within at most
+    WP_RADIUS of its own estimate (less when the turn is anticipated: l1_turn_distance_m),
+    or when the plane crosses the line through it that halves the turn there, wherever
+    along that line: a plane blown wide still turns. The line counts for fulmard, not here:
+    a flight straight from one corner to the one after the next crosses the line at the
+    corner between (some 300 m from it on the demo's circuit), and a corner not come within
+    WP_RADIUS of is not passed. Nor does the item's own acceptance radius (param2, which
+    ArduPlane honours) count: fulmard flies every waypoint to WP_RADIUS
+    (src/vehicle/mission_exec.c), and so is it scored. On the demo's circuit, lock-step,
+    2026-12-06, fulmard sequenced 13-98 m from the corners (by the truth), and the plane
+    then passed them 3-39 m off (the demo, windy seeds 1-10, gps_loss, air_start, the cub)."""
+    visits = []                  # [t, seq, closest m]: each time within the radius
+    near = {}                    # seq: its visit now, while within the radius
+    taken_off = set()
+    places = [it for it in mission if it['seq'] > 0 and it['cmd'] in NAV_CMDS and it['ne']
+              and it['cmd'] not in (CMD_LAND, CMD_TAKEOFF)]
+    takeoffs = [it for it in mission if it['seq'] > 0 and it['cmd'] == CMD_TAKEOFF]
+    for r in truth:
+        if r['phase'] != 'air':
+            near.clear()
+            continue
+        for it in takeoffs:
+            if it['seq'] not in taken_off and r['h'] - home_h > it['rel']:
+                taken_off.add(it['seq'])
+                visits.append([r['t'], it['seq'], 0.0])
+        for it in places:
+            d = math.hypot(r['n'] - it['ne'][0], r['e'] - it['ne'][1])
+            v = near.get(it['seq'])
+            if d > wp_radius_m:
+                near.pop(it['seq'], None)
+            elif v is None:
+                near[it['seq']] = [r['t'], it['seq'], d]
+                visits.append(near[it['seq']])
+            elif d < v[2]:
+                v[0], v[2] = r['t'], d
+    visits.sort(key=lambda v: v[0])
+    out = []
+    for v in visits:
+        if out and out[-1][1] == v[1]:
+            if v[2] < out[-1][2]:
+                out[-1] = tuple(v)
+            continue
+        out.append(tuple(v))
+    return out
+
+
+def laps_of(seqs, circuit):
+    """Whole laps in a sequence of items passed: each corner of the circuit passed in its
+    order, the lap counted at the last (a corner skipped: the lap goes on until it is
+    passed, and the laps after it are each a corner behind)."""
+    laps, k = 0, 0
+    for seq in seqs:
+        if circuit and seq == circuit[k]:
+            k += 1
+            if k == len(circuit):
+                laps, k = laps + 1, 0
+    return laps
 
 
 LOG_EVENT = re.compile(r'(\d+\.\d+) s: (.*)$')
@@ -171,7 +293,10 @@ TOUCHDOWN_AFTER_M = 5.0
 TURN_SETTLE_S = 10.0
 
 
-def score(truth, mission, events, cruise_m_s):
+def score(truth, mission, events, cruise_m_s, wp_radius_m=WP_RADIUS_DEFAULT_M):
+    """The flight's figures from the truth (and fulmard's messages, for what it said and
+    when it turned onto each leg). wp_radius_m: WP_RADIUS as fulmard flew it
+    (wp_radius_of(its parameter file))."""
     s = {}
     air = [r for r in truth if r['phase'] == 'air']
     launch_t = next((r['t'] for r in truth if r['phase'] in ('throw', 'air')), None)
@@ -197,13 +322,21 @@ def score(truth, mission, events, cruise_m_s):
     s['distance_m'] = dist
     s['max_height_m'] = max((r['h'] for r in air), default=0.0)
     s['max_airspeed_m_s'] = max((r['as'] for r in air), default=0.0)
+    # Laps and the items passed, by the truth (truth_passes); fulmard's own word beside
+    # them (its "reached waypoint #N", the landing's too), which no check reads.
+    passes = truth_passes(truth, mission, home_h, wp_radius_m)
+    s['wp_radius_m'] = wp_radius_m
+    s['waypoints_reached'] = [seq for _, seq, _ in passes]
+    s['circuit'] = mission_circuit(mission)
+    s['laps'] = laps_of(s['waypoints_reached'], s['circuit'])
+    # the farthest a waypoint was passed from (within wp_radius_m by definition)
+    takeoffs = {it['seq'] for it in mission if it['cmd'] == CMD_TAKEOFF}
+    s['wp_pass_max_m'] = max((d for _, seq, d in passes if seq not in takeoffs),
+                             default=float('nan'))
     reached = [(t, int(m.group(1))) for t, txt in events
                for m in [re.match(r'reached waypoint #(\d+)', txt)] if m]
-    counts = {}
-    for _, seq in reached:
-        counts[seq] = counts.get(seq, 0) + 1
-    s['laps'] = max(counts.values()) if counts else 0
-    s['waypoints_reached'] = [seq for _, seq in reached]
+    s['waypoints_reached_log'] = [seq for _, seq in reached]
+    s['laps_log'] = laps_of(s['waypoints_reached_log'], s['circuit'])
     s['modes'] = [txt[5:] for _, txt in events if txt.startswith('mode ')]
     s['failsafes'] = [txt for _, txt in events if 'failsafe' in txt.lower()]
     s['rc_failsafes'] = sum(txt.startswith('RC short failsafe') or txt.startswith('RC long failsafe')
@@ -261,6 +394,10 @@ def score(truth, mission, events, cruise_m_s):
     # safety margins in the air (past the throw, above 5 m)
     flying = [r for r in air if launch_t is not None and r['t'] > launch_t + 3 and r['h'] > 5]
     s['min_airspeed_m_s'] = min((r['as'] for r in flying), default=float('nan'))
+    # against the stall of the airframe that flew, as the truth names it (truth_airframe)
+    s['airframe'], s['stall_m_s'] = truth_airframe(truth)
+    s['min_airspeed_stall_ratio'] = (s['min_airspeed_m_s'] / s['stall_m_s']
+                                     if s['stall_m_s'] else None)
     s['max_bank_deg'] = max((abs(r['roll']) for r in flying), default=float('nan'))
     # touchdown against the land point, along and across the final approach
     land = next((it for it in mission if it['cmd'] == 21), None)
@@ -294,26 +431,32 @@ CHECKS = {
     # quality). Seed 1, the demo's, meets them all (2026-12-06: airspeed error 1.06 m/s,
     # touchdown 3.1 m short); so do seeds 2-10 since then (docs/campaign.md, 2026-12-06:
     # touchdown -3.7..+2.6 m along; before 2026-12-04, airspeed error up to 2.08 m/s and
-    # touchdowns up to 25.7 m long).
+    # touchdowns up to 25.7 m long). Laps are the truth's (truth_passes: each corner come
+    # within WP_RADIUS of, in order), the slowest airspeed (3 s after the launch, above 5 m)
+    # against the stall the truth names, the airframe's as fulmar-sim measures its model
+    # (truth_airframe): seed 1 13.85 m/s, 1.39 x the skywalker's 9.96 m/s (2026-12-06;
+    # this held it to 9.0 m/s until then, so "stall + 20 %" was the true stall + 8 %).
     'demo': [('laps', '>=', 3), ('xtrack_rms_m', '<', 3.0), ('alt_rms_m', '<', 2.0),
              ('airspeed_err_max_m_s', '<=', 1.5), ('touchdown_along_m', 'abs<', 10.0),
-             ('touchdown_cross_m', 'abs<', 3.0), ('min_airspeed_m_s', '>=', STALL_M_S * 1.2),
+             ('touchdown_cross_m', 'abs<', 3.0), ('min_airspeed_stall_ratio', '>=', 1.2),
              ('max_bank_deg', '<=', 50.0), ('disarmed_at_end', '==', True),
              ('motor_off_at_end', '==', True), ('crashed', '==', False)],
     # The bounds of 'windy' and 'gps_loss' are measured, not wished: each figure was flown
     # over seeds 1-10 (fulmar-sim --seed; lock-step gives the same figures for the same
     # seed) and each bound is the worst of them plus a margin of 20 % of it (bank: 10 %),
     # at least 0.5 m of cross-track, 0.15 m of height, 0.3 m/s of airspeed, 3 m of
-    # touchdown, rounded out to two figures. The slowest airspeed is held to the stall
-    # + 20 %, above its worst less 20 %. The comments give the range over seeds 1-10,
-    # [seed 1, the one tests/hil flies] and the margin.
+    # touchdown, rounded out to two figures. The slowest airspeed is held to 1.2 x the
+    # stall (the truth's, as in 'demo'), above its worst less 20 %. The comments give the
+    # range over seeds 1-10, [seed 1, the one tests/hil flies] and the margin.
     # The demo mission in 10 m/s from the east (crosswind on the legs north and south and
     # on the final approach) with light turbulence (--turbulence 7.7).
     'windy': [('laps', '>=', 3),
               ('xtrack_rms_m', '<', 4.8),            # 2.61..3.94 m [2.96]; +0.79 m
               ('alt_rms_m', '<', 2.6),               # 1.66..2.16 m [1.88]; +0.43 m
               ('airspeed_err_max_m_s', '<=', 2.8),   # 2.03..2.33 m/s [2.19]; +0.47 m/s
-              ('min_airspeed_m_s', '>=', STALL_M_S * 1.2),   # 11.59..12.80 m/s [12.55]; -0.79 m/s
+              # 1.21..1.31 x the 9.96 m/s stall, 12.03..13.05 m/s [1.31, 13.01 m/s]
+              # (2026-12-06, seeds 1-10; seed 6 the slowest, 0.08 m/s over the bound)
+              ('min_airspeed_stall_ratio', '>=', 1.2),
               ('max_bank_deg', '<=', 54.0),          # 42.2..48.3 deg [42.9]; +4.8 deg
               # [-12.9] since the flare steers for the point (2026-12-05; before it
               # -62.0..+23.7 m [-15.7], -49.1..+42.2 [-15.1] first): held at the 20 m it
@@ -331,27 +474,41 @@ CHECKS = {
                  ('gps_outage_xtrack_max_m', '<', 3.4),  # 0.38..2.79 m [0.38]; +0.56 m
                  ('gps_outage_alt_max_m', '<', 0.25),   # 0.03..0.10 m [0.05]; +0.15 m
                  ('airspeed_err_max_m_s', '<=', 1.9),   # 1.30..1.58 m/s [1.38]; +0.32 m/s
-                 ('min_airspeed_m_s', '>=', STALL_M_S * 1.2),   # 13.04..13.14 m/s [13.06]; -2.24 m/s
+                 # 13.04..13.14 m/s, 1.31..1.32 x the 9.96 m/s stall, when measured;
+                 # [seed 1 2026-12-06: 14.36 m/s, 1.44]
+                 ('min_airspeed_stall_ratio', '>=', 1.2),
                  ('max_bank_deg', '<=', 42.0),          # 34.2..37.9 deg [34.5]; +3.8 deg
                  ('touchdown_along_m', 'abs<', 12.0),   # +1.4..+8.6 m [5.4]; +3 m
                  ('touchdown_cross_m', 'abs<', 5.0),    # -1.1..+1.9 m [0.4]; +3 m
                  ('disarmed_at_end', '==', True), ('motor_off_at_end', '==', True),
                  ('crashed', '==', False)],
     # The circuit started in the air (tests/hil air_start; tools/campaign skywalker/air:
-    # fulmar-sim --air-start 100,20, missions/cmac-air.*). Measured as 'windy' was, over
+    # fulmar-sim --air-start 100,20, missions/cmac-air.*): the plane starts gliding 100 m
+    # up at 20 m/s, motor off; fulmard aligns in the air, keeps the mission's home (it
+    # never stood on the ground to take one), passes the takeoff it is already above, flies
+    # the three laps and lands on the demo's land point. Measured as 'windy' was, over
     # seeds 1-4 x wind 0, 5, 10 m/s from the east, turbulence 3 (12 flights, all landed);
-    # the ranges, [seed 1 in 5 m/s, the one tests/hil flies] and the margin. Home is the
-    # mission's, so heights above it rest on the GPS's absolute altitude: its error, which
-    # the height at arming cancels in the other flights, is the height error here and moves
-    # the touchdown with the seed (seed 2 lands 58-65 m short, seed 1 25-64 m long).
+    # the ranges, [seed 1 in 5 m/s, the one tests/hil flies] and the margin.
+    # Its touchdown bound is wide, 78 m along against the demo's 10, because its heights
+    # are not the other flights': with no arming on the ground there is no height at
+    # arming to zero them, so fulmard's height above home rests on the GPS's absolute
+    # altitude against the mission's home altitude, and the simulated GPS's slowly
+    # wandering vertical error (2.5 m, 1 sigma) is a height error of the whole approach.
+    # The final approach comes down 40 m over 500 m, so each metre of it moves the
+    # touchdown some 12 m, with the seed (seed 2 lands 58-65 m short, seed 1 25-64 m long;
+    # seed 1 in 5 m/s +44..+55 m on 2026-12-06). The bound says the plane came down on
+    # the field, not that it landed on the point: a start in the air does not show that
+    # (README.md, "What stands").
     'air': [('laps', '>=', 3),
             ('xtrack_rms_m', '<', 3.8),            # 1.13..3.15 m [1.13]; +0.63 m
             ('alt_rms_m', '<', 4.5),               # 1.30..3.71 m [2.15]; +0.74 m
             ('airspeed_err_max_m_s', '<=', 4.9),   # 0.95..4.06 m/s [0.99]; +0.81 m/s
-            # 10.22..11.10 m/s [10.32]: above the stall at 1 g as fulmar-sim measures it
-            # (9.96 m/s), though not by 20 %: the 1.2 s at the trims before the attitude is
-            # known pitches the plane up from 20 m/s, and the recovery dips the speed
-            ('min_airspeed_m_s', '>=', 9.96),
+            # 10.22..11.10 m/s [10.32], 1.03..1.11 x the stall at 1 g as fulmar-sim
+            # measures it (9.96 m/s), though not by 20 %: the 1.2 s at the trims before the
+            # attitude is known pitches the plane up from 20 m/s, and the recovery dips the
+            # speed. (Seed 1 in 5 m/s on 2026-12-06: 12.69 m/s, 1.27; the 12 flights not
+            # flown again, so the bound stays at the stall.)
+            ('min_airspeed_stall_ratio', '>=', 1.0),
             ('max_bank_deg', '<=', 49.0),          # 32.7..44.5 deg [35.3]; +4.5 deg
             ('touchdown_along_m', 'abs<', 78.0),   # -65.0..+63.7 m [+49.5]; +13 m
             ('touchdown_cross_m', 'abs<', 10.4),   # -1.7..+8.6 m [3.2]; +1.7 m
@@ -380,6 +537,16 @@ CHECKS['demo_rate'] = list(CHECKS['demo'])
 # RC loss: freshness is judged on its clock).
 CHECKS['demo_realtime'] = CHECKS['demo'] + [
     ('main_loop_hz', '>=', 380.0), ('main_late_frac', '<', 0.05), ('rc_failsafes', '==', 0)]
+# The same flight under load (tests/hil realtime_overload: `stress-ng --cpu 2` on both
+# cores and the main loop overloaded twice by a test fault, navigation shed to 50 Hz in
+# the second), held to all of it: nothing here needs a looser bound. Flown twice
+# 2026-12-06 on a 2-core host with other work beside it (load average 6-15), both alike:
+# cross-track RMS 1.86 m, height RMS 0.67 m, airspeed error 1.06 m/s, touchdown -1.6 and
+# -0.5 m along, 0.6 and 0.8 m across, slowest 1.39 x the stall, bank 33.7 deg; the main
+# loop at 397.7 and 398.0 loops a second, 0.6 % of them late; no RC failsafe (the
+# demo's lock-step figures, but the touchdown). Until then the test printed these checks
+# and passed whatever they said.
+CHECKS['realtime_overload'] = list(CHECKS['demo_realtime'])
 
 
 def check(s, which):
@@ -400,13 +567,16 @@ def summary_text(s, timing):
     lines = [
         'flight time %s s, %s m flown, highest %s m, fastest %s m/s' % (
             f('flight_time_s'), f('distance_m', '%.0f'), f('max_height_m'), f('max_airspeed_m_s')),
-        'laps %d; waypoints %s' % (s['laps'], ' '.join(str(x) for x in s['waypoints_reached'])),
+        'laps %d (fulmard says %d); waypoints passed %s (within WP_RADIUS %.0f m; fulmard '
+        'says %s)' % (s['laps'], s['laps_log'], ' '.join(str(x) for x in s['waypoints_reached']),
+                      s['wp_radius_m'], ' '.join(str(x) for x in s['waypoints_reached_log'])),
         'straight legs: cross-track RMS %s m, height RMS %s m (worst %s m from %.0f s after '
         'a turn), airspeed error max %s m/s' % (
             f('xtrack_rms_m', '%.2f'), f('alt_rms_m', '%.2f'), f('alt_after_turn_max_m', '%.2f'),
             TURN_SETTLE_S, f('airspeed_err_max_m_s', '%.2f')),
-        'slowest %s m/s (stall + 20%% = %.1f), steepest bank %s deg' % (
-            f('min_airspeed_m_s'), STALL_M_S * 1.2, f('max_bank_deg')),
+        'slowest %s m/s (%s x the %s\'s stall, %s m/s), steepest bank %s deg' % (
+            f('min_airspeed_m_s'), f('min_airspeed_stall_ratio', '%.2f'),
+            s['airframe'] or 'unnamed airframe', f('stall_m_s', '%.2f'), f('max_bank_deg')),
         'touchdown %s m along, %s m across the land point; %s, %s' % (
             f('touchdown_along_m'), f('touchdown_cross_m'),
             'disarmed' if s['disarmed_at_end'] else 'STILL ARMED',
@@ -507,7 +677,7 @@ def cmd_report(a):
     mission = load_mission(a.mission)
     truth = load_truth(a.truth)
     events, timing = load_log(a.log)
-    s = score(truth, mission, events, a.cruise)
+    s = score(truth, mission, events, a.cruise, wp_radius_of(a.params))
     score_timing(s, timing)
     s['timing'] = timing
     print(summary_text(s, timing))
@@ -601,6 +771,7 @@ def main():
     r.add_argument('--truth', required=True)
     r.add_argument('--mission', required=True)
     r.add_argument('--log')
+    r.add_argument('--params', help="the parameter file fulmard flew with (its WP_RADIUS)")
     r.add_argument('--svg')
     r.add_argument('--json')
     r.add_argument('--title', default='fulmar: the demonstration flight')

@@ -44,7 +44,8 @@ LIMITS = [
     'alt_rms_m<1.1',                 # up to 0.91 m
     'airspeed_err_max_m_s<2.9',      # up to 2.38 m/s
     'bank_over_limit_deg<5',         # up to +0.34 deg beyond LIM_ROLL_CD (45 deg): 50 deg at most
-    'stall_margin_m_s>2',            # at least 2.52 m/s over the 9.96 m/s stall (+20 %: 1.99)
+    # at least 2.52 m/s over the stall the truth names, the skywalker's 9.96 m/s (+20 %: 1.99)
+    'stall_margin_m_s>2',
 ]
 
 

@@ -164,8 +164,9 @@ static void usage(FILE *f)
 	      f);
 	/* Two strings: C11 promises only 4095 characters in one. */
 	fputs("Aircraft:\n"
-	      "  --airframe NAME        skywalker (default: 2.3 kg, hand-launched) or cub (6.6 kg\n"
-	      "                         tail-dragger on wheels; takes off from the runway)\n"
+	      "  --airframe NAME        skywalker (default: 2.3 kg, hand-launched), cub (6.6 kg\n"
+	      "                         tail-dragger on wheels; takes off from the runway) or\n"
+	      "                         cub-caster (the cub with a castering tail wheel)\n"
 	      "  --air-start ALT,SPEED  start flying ALT m above home at SPEED m/s of airspeed,\n"
 	      "                         wings level, the nose along --heading, trimmed pitch\n"
 	      "  --figures              print the airframe's measured figures (stall, trim, glide,\n"
@@ -1307,6 +1308,20 @@ int main(int argc, char **argv)
 		char h[1024];
 		int n = sim_truth_csv_header(h, sizeof(h));
 		fwrite(h, 1, (size_t)n, s->truth);
+		/*
+		 * The airframe that flies and its stall speed as --figures measures
+		 * it, as the first row's first event, so that a scorer holds the
+		 * flight to this model's stall, not a copy; a line of its own would
+		 * break readers that take the first line for the column names.
+		 */
+		struct sim_atmos isa;
+		double stall_m_s;
+		sim_atmos_isa(s->world.cfg.home.alt_m, 0.0, &isa);
+		if (sim_perf_stall_speed(&s->world.cfg.airframe, isa.density_kg_m3, &stall_m_s) == 0)
+			s->events_len = (size_t)snprintf(s->events, sizeof(s->events),
+							 "%.3f airframe %s stall %.2f m/s",
+							 (double)sim_world_time_us(&s->world) * 1e-6,
+							 s->world.cfg.airframe.name, stall_m_s);
 		uint64_t per = (uint64_t)llround(1e6 / s->opt.truth_hz);
 		uint64_t dt = 1000000u / s->opt.world.imu_hz;
 		s->truth_period_us = per < dt ? dt : per / dt * dt;
