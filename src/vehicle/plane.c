@@ -665,6 +665,12 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct pla
 				say(out, MAV_SEVERITY_INFO, p->text);
 			}
 			p->flare_said = out->nav.flaring;
+			if (out->nav.rollout && !p->rollout_said) {
+				snprintf(p->text, sizeof(p->text), "Touchdown: rolling out at %.1f m/s",
+					 (double)hypotf(vs->vel_ned_m_s[0], vs->vel_ned_m_s[1]));
+				say(out, MAV_SEVERITY_INFO, p->text);
+			}
+			p->rollout_said = out->nav.rollout;
 			if (m == PLANE_AUTO) {
 				if (p->mexec.phase == MEXEC_LANDED) {
 					throttle = 0.0f;

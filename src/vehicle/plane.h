@@ -167,6 +167,7 @@ struct plane {
 	struct mexec mexec;
 	uint64_t landed_us;
 	bool flare_said;                    /* "Flare ..." said for this landing */
+	bool rollout_said;                  /* "Touchdown ..." said for this landing */
 	uint32_t guided_gen;                /* the GUIDED target flown to */
 	uint64_t rudder_since_us;           /* rudder-arming stick held since; 0: not held */
 	bool has_flown;                     /* crash detection: flying speed seen since arming */
