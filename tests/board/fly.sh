@@ -24,15 +24,25 @@
 #   2. The flight, in lock-step (time is the simulator's; fulmard runs its
 #      tasks on one thread, docs/design.md): the drop-in switched, the unit
 #      restarted, "BOARD-FLIGHT go" on the console, on which the host starts
-#      fulmar-sim. The board waits for fulmard's "simulator silent" for 10 s
-#      or more (the simulator exits once the plane has landed and stopped; a
-#      shorter silence is a lost frame, sent again), checks that
-#      the same fulmard ran throughout (the watchdog petted: the unit's 2 s
-#      scaled to 30 s for the emulated board, the drop-in says why),
-#      stops it (its timing report) and
-#      hands its journal to the host.
+#      fulmar-sim. The board waits for the flight's end on the simulator's
+#      clock (below), checks that the same fulmard ran throughout (the
+#      watchdog petted: the unit's 2 s scaled to 30 s for the emulated board,
+#      the drop-in says why), stops it (its timing report) and hands its
+#      journal to the host.
 # On the host: the flight is scored from the simulator's truth with the
 # demo's bounds (tools/flight_report.py --check demo).
+#
+# No part gives up on the wall clock before BOARD_TIMEOUT, the suite's own
+# limit for the board (a host's load only makes the run slower; the limit
+# running out is a failure, as the kernel tests' is): fulmar-sim waits for
+# the board (--wait, no --start-timeout; a frame without an answer is sent
+# again each second), the board's waits have no limit of their own, and the
+# flight's end is read from fulmard's virtual time, not from a silence's
+# length: the simulator's last frame is at BOARD_DURATION (or its 1200 s
+# cap), or the first frame 2 s (--end-landed) after the landing's disarm and
+# one frame more (fulmar-sim notes the disarm at the step after the frame
+# that carried it). qemu, socat and fulmar-sim run at nice -10 where they may
+# (README.md, "The emulator's share of the CPU").
 #
 # Environment: BOARD_IMU_HZ (physics rate, default 1000, the demo's),
 # BOARD_SENSOR_HZ (HIL_SENSOR rate, default 200: the emulated UART moves a few
@@ -40,10 +50,11 @@
 # BOARD_FRAME_HZ (lock-step frames a second, default 50), BOARD_DURATION
 # (simulated seconds; set, the flight is cut short and not scored: a check of
 # the link, the service and the watchdog), BOARD_TIMEOUT (wall-clock seconds
-# for the whole run, default 5400), BOARD_CHECK (tools/flight_report.py's
-# bounds for the flight, default demo).
+# for the whole run, default 5400: running out is a failure), BOARD_CHECK
+# (tools/flight_report.py's bounds for the flight, default demo).
 #
-# Exit: 0 pass, 1 fail, 77 skip (image.sh), 99 harness error.
+# Exit: 0 pass, 1 fail (BOARD_TIMEOUT running out too), 77 skip (image.sh), 99
+# harness error.
 set -eEuo pipefail
 on_err() { echo "board-fly: error: line $1: $2 failed" >&2; exit 99; }
 trap 'on_err $LINENO "$BASH_COMMAND"' ERR
@@ -103,9 +114,14 @@ EOF
 dropin >"$j/realtime.conf"
 dropin --lockstep --load-mission /etc/fulmar/board-test/mission.waypoints \
 	--load-params /etc/fulmar/board-test/params.param >"$j/lockstep.conf"
+{
+	echo "END_S=${duration:-1200}"
+	awk -v f="$frame_hz" 'BEGIN { printf "FRAME_S=%.6f\n", 1 / f }'
+} >"$j/flight.env"
 cat >"$j/job" <<'EOF'
 # Runs on the board as root (board-job.service), in /var/lib/board-job.
 set -u
+. ./flight.env
 fail=0
 check() { if eval "$2"; then echo "BOARD-CHECK ok $1"; else echo "BOARD-CHECK FAIL $1"; fail=1; fi; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
@@ -155,16 +171,20 @@ restarts=$(prop NRestarts)
 echo "BOARD-RESTARTS before the stall: $restarts"
 pid=$(prop MainPID)
 kill -STOP "$pid"
+# No limit here (nor below): a busy host slows the board, and BOARD_TIMEOUT on
+# the host is the one limit of the run.
 n=0
-while [ "$(prop NRestarts)" = "$restarts" ] && [ $n -lt 180 ]; do   # 90 s
+while [ "$(prop NRestarts)" = "$restarts" ]; do
 	n=$((n + 1))
+	[ $((n % 120)) != 0 ] || echo "BOARD-WAIT the watchdog's restart, $((n / 2)) s"
 	sleep 0.5
 done
 check "watchdog-restart" '[ "$(prop NRestarts)" != "$restarts" ] && [ "$(prop MainPID)" != "$pid" ]'
 journalctl -u fulmard -o cat --no-pager | grep -i 'watchdog' | sed 's/^/BOARD-WD /'
 n=0
-while [ "$(systemctl is-active fulmard)" != active ] && [ $n -lt 120 ]; do
+while [ "$(systemctl is-active fulmard)" != active ]; do
 	n=$((n + 1))
+	[ $((n % 120)) != 0 ] || echo "BOARD-WAIT active again, $((n / 2)) s"
 	sleep 0.5
 done
 check "restarted-active" '[ "$(systemctl is-active fulmard)" = active ]'
@@ -178,19 +198,37 @@ pid=$(prop MainPID)
 restarts=$(prop NRestarts)
 check_service "$pid"
 echo "BOARD-FLIGHT go"
-n=0   # every 3 s, for 90 minutes at most
-# fulmard says "simulator silent for N s" after 1 s and every 10 s after. A
-# frame or an answer lost on the UART stalls lock-step only until fulmar-sim
-# sends the frame again (--resend-s, 1 s), so the first line alone is not the
-# flight's end: 10 s or more of silence is (the simulator has exited).
-while ! journalctl -o cat --no-pager _PID="$pid" | grep -Eq 'simulator silent for [0-9]{2,} s'; do
+# The flight's end, on the simulator's clock: fulmard, silent, says where its
+# time stands still ("simulator silent for N s; time stands still at T s",
+# after 1 s and every 10 s after). A frame or an answer lost on the UART stalls
+# lock-step until fulmar-sim sends the frame again (1 s later), and a busy host
+# stalls it longer, at any T before the end; the end is where the simulator
+# stops: T at END_S (BOARD_DURATION, or fulmar-sim's 1200 s cap), or, after the
+# landing's disarm at D ("D s: disarmed", having armed), T at D + 2 s
+# (--end-landed) + one frame, with 10 s of silence too, so that only a stall
+# of 10 s in the last frame could pass for the end. No limit on the wait:
+# BOARD_TIMEOUT on the host is the run's.
+flight_over() {
+	journalctl -o cat --no-pager _PID="$pid" | awk -v end_s="$END_S" -v frame_s="$FRAME_S" '
+		/^flight: [0-9.]+ s: armed$/ { armed = 1 }
+		/^flight: [0-9.]+ s: disarmed$/ { if (armed) d = $2 + 0 }
+		/simulator silent for [0-9]+ s; time stands still at [0-9.]+ s$/ {
+			n = $6 + 0; t = $(NF - 1) + 0
+			if (t >= end_s - 0.0005 || (d != "" && n >= 10 && t >= d + 2 + frame_s - 0.0005))
+				over = 1
+		}
+		END { exit !over }'
+}
+n=0
+while ! flight_over; do
 	if [ "$(prop MainPID)" != "$pid" ]; then
 		echo "BOARD-CHECK FAIL flight (fulmard stopped)"
 		journalctl -u fulmard -o cat --no-pager | tail -n 40 | sed 's/^/FULMARD| /'
 		exit 1
 	fi
 	n=$((n + 1))
-	[ $n -lt 1800 ] || { echo "BOARD-CHECK FAIL flight-end (never silent)"; fail=1; break; }
+	[ $((n % 100)) != 0 ] || journalctl -o cat --no-pager _PID="$pid" | grep 'simulator silent' |
+		tail -n 1 | sed 's/^/BOARD-WAIT the flight; its last stall: /'
 	sleep 3
 done
 check "flight-same-fulmard" '[ "$(prop MainPID)" = "$pid" ] && [ "$(prop NRestarts)" = "$restarts" ]'
@@ -202,13 +240,18 @@ exit $fail
 EOF
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# The board's loop, qemu (boot.sh), socat and fulmar-sim, at nice -10 where it
+# may (root, or CAP_SYS_NICE), ahead of the host's ordinary work, as boot.sh
+# puts qemu (README.md, "The emulator's share of the CPU").
+prio=()
+[ "$(nice -n -10 nice 2>/dev/null)" != "$(( $(nice) - 10 ))" ] || prio=(nice -n -10)
 t0=$(date +%s.%N)
 "$here/boot.sh" --image "$image" --job "$j" --timeout "$total_s" \
 	--hil "socket,id=hil,host=127.0.0.1,port=$port,server=on,wait=off,nodelay=on" \
 	>"$out/console.log" 2>"$out/boot.log" &
 bootpid=$!
 pids+=("$bootpid")
-socat "pty,link=$out/hil.pty,raw,echo=0" "tcp:127.0.0.1:$port,nodelay,retry=600,interval=0.2" \
+"${prio[@]}" socat "pty,link=$out/hil.pty,raw,echo=0" "tcp:127.0.0.1:$port,nodelay,forever,interval=0.2" \
 	2>"$out/socat.log" &
 pids+=($!)
 # The simulator starts when the board says so (part 2), not before: in part 1
@@ -218,43 +261,53 @@ until grep -q 'BOARD-FLIGHT go' "$out/console.log"; do
 	sleep 1
 done
 t1=$(date +%s.%N)
-simrc=0
+simrc=0 bootrc=0 board_first=0
 if grep -q 'BOARD-FLIGHT go' "$out/console.log"; then
 	[ -e "$out/hil.pty" ] || { echo "board-fly: socat made no pty" >&2; cat "$out/socat.log" >&2; exit 99; }
+	# --wait and no --start-timeout: lock-step has no wall-clock deadline, and
+	# the simulator gives none (a frame unanswered for 1 s is sent again).
 	simargs=(--serial "$out/hil.pty:$baud" --imu-hz "$imu_hz" --sensor-hz "$sensor_hz"
 		--frame-hz "$frame_hz" --state-hz 0 --seed "$dseed" --wind "$dwind" --turbulence "$dturb"
 		--rc-mode-pwm 1550 --faults "$top/missions/cmac-circuit.timeline" --truth "$out/truth.csv"
-		--status-hz 1 --duration "${duration:-1200}" --timeout 60 --start-timeout 120 --end-landed 2)
-	"$sim" "${simargs[@]}" >"$out/sim-status.txt" 2>"$out/sim.log" &
+		--status-hz 1 --duration "${duration:-1200}" --wait --end-landed 2)
+	"${prio[@]}" "$sim" "${simargs[@]}" >"$out/sim-status.txt" 2>"$out/sim.log" &
 	simpid=$!
 	pids+=("$simpid")
-	wait "$simpid" || simrc=$?
+	# Whichever ends first. The simulator: the flight is over (the board then
+	# reports), or failed (the verdict is in: the board is stopped). The board:
+	# its job ended, or BOARD_TIMEOUT ran out, with the flight still going.
+	done_pid= rc=0
+	wait -n -p done_pid "$simpid" "$bootpid" || rc=$?
+	if [ "$done_pid" = "$simpid" ]; then
+		simrc=$rc
+		[ "$simrc" = 0 ] || kill "$bootpid" 2>/dev/null || true
+	else
+		bootrc=$rc board_first=1
+		kill "$simpid" 2>/dev/null || true
+		wait "$simpid" || simrc=$?
+	fi
 else
 	simrc=none
 fi
 t2=$(date +%s.%N)
-bootrc=0
-wait "$bootpid" || bootrc=$?
+[ "$board_first" = 1 ] || wait "$bootpid" || bootrc=$?
 t3=$(date +%s.%N)
 sed -n 's/.*FULMARD| //p' "$out/console.log" >"$out/fulmard.log"
 grep -E 'BOARD-|board-init' "$out/console.log" | sed 's/^.*\] //' || true
 grep -h "crashed\|gone\|simulated\|lock-step" "$out/sim.log" || true
 sed -n '/timing report/,$p' "$out/fulmard.log" | grep -E 'timing report|main|flight|load' | sed 's/^/board-fly: /' || true
 
-# Out of time is not a verdict: BOARD_TIMEOUT ran out (qemu stopped by
-# timeout, the job never reported) after the flight began and while the
-# simulator still ran, so lock-step had not stalled (fulmar-sim gives up after
-# 60 s without an answer, and sends a frame again after 1 s without one). On a
-# host too busy to fly the board's flight in the time given (seen 2026-12-05:
-# two whole suites and stress-ng beside it, load 8-13, 257.4 of about 510
-# simulated s when the 55 min ran out) the run says how far it got and skips
-# (tests/allowed-skips); any other end is judged below.
-if [ "$simrc" != none ] && [ "$bootrc" = 124 ] && grep -q 'qemu exit 124' "$out/boot.log" &&
-	awk -v a="$t0" -v c="$t2" -v n="$total_s" 'BEGIN { exit !(c - a >= n - 5) }'; then
+# BOARD_TIMEOUT running out is a failure like any other end before the
+# verdict: say how far the flight got.
+if [ "$board_first" = 1 ]; then
 	last=$(sed -n 's/^t=\([0-9.]*\) .*/\1/p' "$out/sim-status.txt" | tail -n1)
-	echo "SKIP: out of time: BOARD_TIMEOUT ${total_s} s ran out with the flight still going," \
-		"at ${last:-0} s of simulated time: the host was too busy for a verdict"
-	exit 77
+	if [ "$bootrc" = 124 ] && grep -q 'qemu exit 124' "$out/boot.log"; then
+		echo "board-fly: BOARD_TIMEOUT (${total_s} s) ran out with the flight at ${last:-0} s of" \
+			"simulated time"
+	else
+		echo "board-fly: the board stopped (status $bootrc) with the flight at ${last:-0} s of" \
+			"simulated time"
+	fi
 fi
 
 status=0
@@ -268,6 +321,7 @@ if [ "$simrc" = none ]; then
 		tail -n 25 | sed 's/^/board-console| /'; } 2>/dev/null || true
 	exit 1
 fi
+[ "$board_first" = 0 ] || status=1
 [ "$simrc" = 0 ] || { echo "board-fly: fulmar-sim: $simrc"; status=1; }
 [ "$bootrc" = 0 ] || { echo "board-fly: the board's job failed ($bootrc)"; status=1; }
 if [ -z "$duration" ]; then
