@@ -95,5 +95,6 @@ DEPS_BOARD=(qemu-system-arm qemu-user-static debootstrap e2fsprogs kmod device-t
 # build farm's machines (--sshloginfile), rsync carries the kit there and back.
 DEPS_CAMPAIGN=(parallel rsync python3)
 # The Debian packages (tools/package), their lintian check and the Debian 12
-# chroot they are installed into (tests/package).
-DEPS_PACKAGE=(dpkg-dev lintian debootstrap)
+# chroot they are installed into (tests/package): qemu-user runs an armhf
+# package's fulmard there, systemd's systemd-sysusers checks its sysusers.d file.
+DEPS_PACKAGE=(dpkg-dev lintian debootstrap qemu-user systemd)

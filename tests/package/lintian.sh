@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # tests/package/lintian.sh DEB...: lintian on fulmar's packages. Every error
 # and warning must be a tag of tests/package/lintian-accepted (which says why
-# each is accepted); any other fails, printing lintian's whole output.
+# each is accepted), on any package (TAG) or on one (PACKAGE:TAG); any other
+# fails, printing lintian's whole output.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -gt 0 ] || { echo "usage: tests/package/lintian.sh DEB..." >&2; exit 64; }
 command -v lintian >/dev/null || { echo "FAIL: lintian is not installed (DEPS_PACKAGE)" >&2; exit 1; }
 
-accepted=$(sed -n 's/^\([a-z0-9][a-z0-9.+-]*\)[[:space:]].*/\1/p' "$here/lintian-accepted")
+accepted=$(sed -n 's/^\([a-z0-9][a-z0-9.+:-]*\)[[:space:]].*/\1/p' "$here/lintian-accepted")
 # lintian warns that it runs as root; that line is not a tag.
 log=$(lintian --no-cfg --fail-on none --display-level '>=warning' "$@" 2>&1)
 rc=$?
@@ -20,8 +21,9 @@ while IFS= read -r line; do
 	*) continue ;;
 	esac
 	# "W: PACKAGE: TAG [details]"
+	pkg=$(echo "$line" | awk '{print $2}')
 	tag=$(echo "$line" | awk '{print $3}')
-	if ! grep -qxF "$tag" <<<"$accepted"; then
+	if ! grep -qxF -e "$tag" -e "$pkg$tag" <<<"$accepted"; then
 		echo "not accepted: $line"
 		bad=$((bad + 1))
 	fi
