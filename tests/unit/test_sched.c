@@ -454,14 +454,20 @@ static void test_sched_figures_for_sys_status_and_pm_are_the_report_s(void **sta
 	assert_null(strstr(buf, "no pacing event"));
 }
 
+/* Busy for us microseconds of CLOCK_MONOTONIC. The difference is taken in
+ * signed nanoseconds: as unsigned, a spin across a second's boundary (the
+ * later tv_nsec smaller) came out huge and ended at once, and
+ * test_sched_optional_work_that_waited_its_longest_runs_anyway failed on
+ * its 200 us (once, in tools/test's ThreadSanitizer stage, 2026-12-06). */
 static void spin_us(uint64_t us)
 {
 	struct timespec a, b;
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	do
+	int64_t ns;
+	do {
 		clock_gettime(CLOCK_MONOTONIC, &b);
-	while ((uint64_t)(b.tv_sec - a.tv_sec) * 1000000u + (uint64_t)(b.tv_nsec - a.tv_nsec) / 1000u <
-	       us);
+		ns = ((int64_t)b.tv_sec - (int64_t)a.tv_sec) * 1000000000 + ((int64_t)b.tv_nsec - (int64_t)a.tv_nsec);
+	} while (ns < (int64_t)us * 1000);
 }
 
 static void slow_run(void *ctx, uint64_t now_us)
