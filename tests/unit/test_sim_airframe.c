@@ -176,11 +176,11 @@ struct run {
 	bool left_ground, crashed;
 };
 
-static void ground_run(double thr, double from_m_s, double rudder, double thr_after, double secs,
-		       struct run *r)
+static void ground_run_of(const char *airframe, double thr, double from_m_s, double rudder,
+			  double thr_after, double secs, struct run *r)
 {
 	struct sim_airframe p;
-	sim_airframe_cub(&p);
+	assert_int_equal(sim_airframe_by_name(airframe, &p), 0);
 	double rho = home_density();
 	struct sim_state s;
 	sim_perf_at_rest(&p, rho, &s);
@@ -211,6 +211,12 @@ static void ground_run(double thr, double from_m_s, double rudder, double thr_af
 			return;
 		}
 	}
+}
+
+static void ground_run(double thr, double from_m_s, double rudder, double thr_after, double secs,
+		       struct run *r)
+{
+	ground_run_of("cub", thr, from_m_s, rudder, thr_after, secs, r);
 }
 
 static void test_sim_cub_rolls_straight_with_the_rudder_neutral(void **state)
@@ -356,16 +362,10 @@ static void test_sim_cub_parked_across_the_wind_stays_put(void **state)
  * and throttle for secs (no wind). */
 static double caster_turn(double rudder, double thr, double secs)
 {
-	struct sim_airframe p;
-	assert_int_equal(sim_airframe_by_name("cub-caster", &p), 0);
-	struct sim_state s;
-	sim_perf_at_rest(&p, home_density(), &s);
-	struct sim_env env = { v3_make(0, 0, 0), home_density() };
-	struct sim_controls u = { 0, 0, rudder, thr };
-	double h0 = sim_perf_heading_deg(&s);
-	for (int i = 0; i < (int)(secs * 1000); i++)
-		sim_model_step(&p, &s, &u, &env, 0.001);
-	return remainder(sim_perf_heading_deg(&s) - h0, 360.0);
+	struct run r;
+	ground_run_of("cub-caster", thr, 0.0, rudder, thr, secs, &r);
+	assert_false(r.left_ground);
+	return r.heading_change_deg;
 }
 
 /* The cub-caster's tail wheel castors: at a standstill with the motor off,
