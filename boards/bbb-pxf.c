@@ -26,6 +26,7 @@
  * MPU6000 is taken to sit the same way (not checked on hardware). The AK8963
  * inside the MPU9250 is read through its auxiliary I2C master.
  */
+#include "drivers/drivers.h"
 #include "drivers/rotation.h"
 #include "fulmar/board.h"
 #include "linux/hal_linux.h"
@@ -34,78 +35,32 @@
 #define PXF_ROTATION ROTATION_ROLL_180_YAW_270
 
 #define CS_LINE(nm, desc, chip_name, line) \
-	{ \
-		.name = nm, .what = desc, .kind = BOARD_DEV_GPIO, \
-		.u.gpio = { .cfg = { .chip = chip_name, .offset = line, \
-				     .dir = GPIO_DIR_OUTPUT, .active_low = true, \
-				     .initial_value = 0 }, \
-			    .open = gpio_linux_open }, \
-	}
+	{ .name = nm, .what = desc, LINUX_GPIO_OUT(chip_name, line, true, 0) }
 
 static const struct board_dev devs[] = {
-	{
-		.name = "imu", .what = "MPU9250 on SPI bus 2", .kind = BOARD_DEV_SPI,
-		.drv = { .kind = BOARD_DRV_MPU9250, .rotation = PXF_ROTATION, .aux_ak8963 = true,
-			 .setup_speed_hz = 1000000, .chip_select = "imu_cs" },
-		.u.spi = { .cfg = { .path = "/dev/spidev2.0", .mode = 3, .speed_hz = 20000000 },
-			   .open = spi_linux_open },
-	},
-	{
-		.name = "imu2", .what = "MPU6000 on SPI bus 2", .kind = BOARD_DEV_SPI,
-		.drv = { .kind = BOARD_DRV_MPU6000, .rotation = PXF_ROTATION,
-			 .setup_speed_hz = 500000, .chip_select = "imu2_cs" },
-		.u.spi = { .cfg = { .path = "/dev/spidev2.0", .mode = 3, .speed_hz = 20000000 },
-			   .open = spi_linux_open },
-	},
-	{
-		.name = "baro", .what = "MS5611 on SPI bus 2", .kind = BOARD_DEV_SPI,
-		.drv = { .kind = BOARD_DRV_MS5611, .chip_select = "baro_cs" },
-		.u.spi = { .cfg = { .path = "/dev/spidev2.0", .mode = 3, .speed_hz = 10000000 },
-			   .open = spi_linux_open },
-	},
+	{ .name = "imu", .what = "MPU9250 on SPI bus 2", .driver = &mpu9250_driver,
+	  LINUX_SPI("/dev/spidev2.0", 3, 20000000),
+	  .drv = { .rotation = PXF_ROTATION, .aux_mag = true, .chip_select = "imu_cs" } },
+	{ .name = "imu2", .what = "MPU6000 on SPI bus 2", .driver = &mpu6000_driver,
+	  LINUX_SPI("/dev/spidev2.0", 3, 20000000),
+	  .drv = { .rotation = PXF_ROTATION, .setup_speed_hz = 500000, .chip_select = "imu2_cs" } },
+	{ .name = "baro", .what = "MS5611 on SPI bus 2", .driver = &ms5611_driver,
+	  LINUX_SPI("/dev/spidev2.0", 3, 10000000), .drv = { .chip_select = "baro_cs" } },
 	CS_LINE("imu_cs", "MPU9250 chip select, P9_23", "gpiochip1", 17),
 	CS_LINE("imu2_cs", "MPU6000 chip select, P9_28", "gpiochip3", 17),
 	CS_LINE("baro_cs", "MS5611 chip select, P9_42", "gpiochip0", 7),
-	{
-		.name = "rcin", .what = "PRU0 RC input ring (pin P8_15)", .kind = BOARD_DEV_MMIO,
-		.drv = { .kind = BOARD_DRV_RCIN, .rcin_mmio = rcin_pru_open },
-		.u.mmio = { .cfg = { .mem_path = "/dev/mem", .phys_base = 0x4A312000, .len = 0x1000 },
-			    .open = mmio_linux_open },
-	},
-	{
-		.name = "rcout", .what = "PRU1 PWM output, 12 channels", .kind = BOARD_DEV_MMIO,
-		.drv = { .kind = BOARD_DRV_RCOUT, .rcout_mmio = rcout_pru_open },
-		.u.mmio = { .cfg = { .mem_path = "/dev/mem", .phys_base = 0x4A310000, .len = 0x1000 },
-			    .open = mmio_linux_open },
-	},
-	{
-		.name = "spektrum_pwr", .what = "Spektrum satellite power, P8_17", .kind = BOARD_DEV_GPIO,
-		.u.gpio = { .cfg = { .chip = "gpiochip0", .offset = 27, .dir = GPIO_DIR_OUTPUT,
-				     .initial_value = 1 },
-			    .open = gpio_linux_open },
-	},
-	{
-		.name = "gps", .what = "u-blox GPS on UART5", .kind = BOARD_DEV_UART,
-		.drv = { .kind = BOARD_DRV_UBLOX, .baud = 115200 },
-		.u.uart = { .cfg = { .path = "/dev/ttyO5", .baud = 38400 }, .open = uart_linux_open },
-	},
-	{
-		.name = "telem", .what = "telemetry radio on UART4", .kind = BOARD_DEV_UART,
-		.optional = true,
-		.u.uart = { .cfg = { .path = "/dev/ttyO4", .baud = 57600 }, .open = uart_linux_open },
-	},
+	{ .name = "rcin", .what = "PRU0 RC input ring (pin P8_15)", .driver = &rcin_pulse_driver,
+	  LINUX_MMIO(0x4A312000, 0x1000), .drv = { .rcin_mmio = rcin_pru_open } },
+	{ .name = "rcout", .what = "PRU1 PWM output, 12 channels", .driver = &servo_mmio_driver,
+	  LINUX_MMIO(0x4A310000, 0x1000), .drv = { .rcout_mmio = rcout_pru_open } },
+	{ .name = "spektrum_pwr", .what = "Spektrum satellite power, P8_17",
+	  LINUX_GPIO_OUT("gpiochip0", 27, false, 1) },
+	{ .name = "gps", .what = "u-blox GPS on UART5", .driver = &ublox_driver,
+	  LINUX_UART("/dev/ttyO5", 38400), .drv = { .baud = 115200 } },
+	{ .name = "telem", .what = "telemetry radio on UART4", LINUX_UART("/dev/ttyO4", 57600),
+	  .optional = true },
 };
 
-static const struct board bbb_pxf_board = {
-	.name = "bbb-pxf",
-	.description = "BeagleBone Black + PXF/Erle cape (MPU9250, MPU6000, MS5611, PRU RC in/out)",
-	.devs = devs,
-	.n_devs = sizeof(devs) / sizeof(devs[0]),
-	.imu_rate_hz = 1000,
-	.main_rate_hz = 400,
-};
-
-const struct board *board_get(void)
-{
-	return &bbb_pxf_board;
-}
+BOARD_DEFINE(.name = "bbb-pxf",
+	     .description = "BeagleBone Black + PXF/Erle cape (MPU9250, MPU6000, MS5611, PRU RC in/out)",
+	     .imu_rate_hz = 1000, .main_rate_hz = 400);

@@ -24,88 +24,41 @@
  * too (SPI0 also carries the IMU) and its bytes reach the uart thread's
  * u-blox driver through rings.
  */
+#include "drivers/drivers.h"
 #include "drivers/rotation.h"
 #include "fulmar/board.h"
 #include "linux/hal_linux.h"
 
 static const struct board_dev devs[] = {
-	{
-		.name = "imu", .what = "MPU9250 on SPI0 CE1", .kind = BOARD_DEV_SPI,
-		.drv = { .kind = BOARD_DRV_MPU9250, .rotation = ROTATION_NONE, .aux_ak8963 = true,
-			 .setup_speed_hz = 1000000 },
-		.u.spi = { .cfg = { .path = "/dev/spidev0.1", .mode = 0, .speed_hz = 20000000 },
-			   .open = spi_linux_open },
-	},
-	{
-		.name = "gps", .what = "u-blox on SPI0 CE0", .kind = BOARD_DEV_SPI,
-		.drv = { .kind = BOARD_DRV_UBLOX },
-		.u.spi = { .cfg = { .path = "/dev/spidev0.0", .mode = 0, .speed_hz = 5000000 },
-			   .open = spi_linux_open },
-	},
-	{
-		.name = "baro", .what = "MS5611 on I2C-1 at 0x77", .kind = BOARD_DEV_I2C,
-		.drv = { .kind = BOARD_DRV_MS5611 },
-		.u.i2c = { .cfg = { .path = "/dev/i2c-1" }, .addr = 0x77, .open = i2c_linux_open },
-	},
-	{
-		.name = "pwm", .what = "PCA9685 on I2C-1 at 0x40", .kind = BOARD_DEV_I2C,
-		.drv = { .kind = BOARD_DRV_PCA9685, .output_enable = "pwm_oe",
-			 .ext_clock_hz = 24576000, .channel_offset = 3, .pwm_hz = 50 },
-		.u.i2c = { .cfg = { .path = "/dev/i2c-1" }, .addr = 0x40, .open = i2c_linux_open },
-	},
-	{
-		/* High (outputs off) until the PWM driver has set every channel up. */
-		.name = "pwm_oe", .what = "PCA9685 output enable, GPIO27, active low",
-		.kind = BOARD_DEV_GPIO,
-		.u.gpio = { .cfg = { .chip = "gpiochip0", .offset = 27, .dir = GPIO_DIR_OUTPUT,
-				     .active_low = true, .initial_value = 0 },
-			    .open = gpio_linux_open },
-	},
-	{
-		.name = "rcin", .what = "RC receiver (PPM-sum/SBUS) on GPIO4", .kind = BOARD_DEV_GPIO,
-		.drv = { .kind = BOARD_DRV_RCIN, .rcin_gpio = rcin_gpio_open },
-		.u.gpio = { .cfg = { .chip = "gpiochip0", .offset = 4, .dir = GPIO_DIR_INPUT,
-				     .edge = GPIO_EDGE_BOTH },
-			    .open = gpio_linux_open },
-	},
-	{
-		/* Navio+ divider: 11.3 V per ADC volt (AP_BattMonitor's Navio figure). */
-		.name = "batt_v", .what = "battery voltage, ADS1115 A2", .kind = BOARD_DEV_ANALOG,
-		.drv = { .kind = BOARD_DRV_BATT_VOLT, .scale = 11.3f },
-		.u.analog = { .cfg = { .device = "ads1115", .channel = "voltage2" },
-			      .open = analog_iio_open },
-	},
-	{
-		/* 17 A per ADC volt. */
-		.name = "batt_i", .what = "battery current, ADS1115 A3", .kind = BOARD_DEV_ANALOG,
-		.drv = { .kind = BOARD_DRV_BATT_CURR, .scale = 17.0f },
-		.u.analog = { .cfg = { .device = "ads1115", .channel = "voltage3" },
-			      .open = analog_iio_open },
-	},
-	{
-		/* An external pitot on the I2C header: off until [devices] airspeed = /dev/i2c-1. */
-		.name = "airspeed", .what = "MS4525DO pitot on I2C-1 at 0x28", .kind = BOARD_DEV_I2C,
-		.optional = true,
-		.drv = { .kind = BOARD_DRV_MS4525 },
-		.u.i2c = { .cfg = { .path = "/dev/i2c-1" }, .addr = 0x28, .open = i2c_linux_open },
-	},
-	{
-		.name = "telem", .what = "telemetry radio on the Pi UART", .kind = BOARD_DEV_UART,
-		.u.uart = { .cfg = { .path = "/dev/ttyAMA0", .baud = 57600 },
-			    .open = uart_linux_open },
-	},
+	{ .name = "imu", .what = "MPU9250 on SPI0 CE1", .driver = &mpu9250_driver,
+	  LINUX_SPI("/dev/spidev0.1", 0, 20000000),
+	  .drv = { .rotation = ROTATION_NONE, .aux_mag = true } },
+	{ .name = "gps", .what = "u-blox on SPI0 CE0", .driver = &ublox_driver,
+	  LINUX_SPI("/dev/spidev0.0", 0, 5000000) },
+	{ .name = "baro", .what = "MS5611 on I2C-1 at 0x77", .driver = &ms5611_driver,
+	  LINUX_I2C("/dev/i2c-1", 0x77) },
+	{ .name = "pwm", .what = "PCA9685 on I2C-1 at 0x40", .driver = &pca9685_driver,
+	  LINUX_I2C("/dev/i2c-1", 0x40),
+	  .drv = { .output_enable = "pwm_oe", .ext_clock_hz = 24576000, .channel_offset = 3,
+		   .pwm_hz = 50 } },
+	/* High (outputs off) until the PWM driver has set every channel up. */
+	{ .name = "pwm_oe", .what = "PCA9685 output enable, GPIO27, active low",
+	  LINUX_GPIO_OUT("gpiochip0", 27, true, 0) },
+	{ .name = "rcin", .what = "RC receiver (PPM-sum/SBUS) on GPIO4", .driver = &rcin_pulse_driver,
+	  LINUX_GPIO_IN("gpiochip0", 4, GPIO_EDGE_BOTH), .drv = { .rcin_gpio = rcin_gpio_open } },
+	/* Navio+ divider: 11.3 V per ADC volt (AP_BattMonitor's Navio figure). */
+	{ .name = "batt_v", .what = "battery voltage, ADS1115 A2", .driver = &batt_volt_driver,
+	  IIO_ANALOG("ads1115", "voltage2"), .drv = { .scale = 11.3f } },
+	/* 17 A per ADC volt. */
+	{ .name = "batt_i", .what = "battery current, ADS1115 A3", .driver = &batt_curr_driver,
+	  IIO_ANALOG("ads1115", "voltage3"), .drv = { .scale = 17.0f } },
+	/* An external pitot on the I2C header: off until [devices] airspeed = /dev/i2c-1. */
+	{ .name = "airspeed", .what = "MS4525DO pitot on I2C-1 at 0x28", .driver = &ms4525_driver,
+	  LINUX_I2C("/dev/i2c-1", 0x28), .optional = true },
+	{ .name = "telem", .what = "telemetry radio on the Pi UART",
+	  LINUX_UART("/dev/ttyAMA0", 57600) },
 };
 
-static const struct board navio_board = {
-	.name = "navio",
-	.description = "Raspberry Pi 2/3 + Emlid Navio+ (MPU9250, MS5611, u-blox, PCA9685)",
-	.devs = devs,
-	.n_devs = sizeof(devs) / sizeof(devs[0]),
-	.imu_rate_hz = 1000,
-	.main_rate_hz = 400,
-};
-
-const struct board *board_get(void)
-{
-	return &navio_board;
-}
+BOARD_DEFINE(.name = "navio",
+	     .description = "Raspberry Pi 2/3 + Emlid Navio+ (MPU9250, MS5611, u-blox, PCA9685)",
+	     .imu_rate_hz = 1000, .main_rate_hz = 400);

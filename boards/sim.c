@@ -4,35 +4,17 @@
  * only hardware is what a user plugs in: a USB telemetry radio, a buzzer on a
  * USB GPIO adapter. Both optional, off until the configuration names them.
  */
+#include "drivers/drivers.h"
 #include "fulmar/board.h"
 #include "linux/hal_linux.h"
 
 static const struct board_dev devs[] = {
-	{
-		.name = "telem", .what = "telemetry radio (USB serial)", .kind = BOARD_DEV_UART,
-		.optional = true,
-		.u.uart = { .cfg = { .path = "/dev/ttyUSB0", .baud = 57600 },
-			    .open = uart_linux_open },
-	},
-	{
-		.name = "buzzer", .what = "buzzer on a GPIO line", .kind = BOARD_DEV_GPIO,
-		.optional = true,
-		.u.gpio = { .cfg = { .chip = "gpiochip0", .offset = 0, .dir = GPIO_DIR_OUTPUT },
-			    .open = gpio_linux_open },
-	},
+	{ .name = "telem", .what = "telemetry radio (USB serial)",
+	  LINUX_UART("/dev/ttyUSB0", 57600), .optional = true },
+	{ .name = "buzzer", .what = "buzzer on a GPIO line", .driver = &buzzer_driver,
+	  LINUX_GPIO_OUT("gpiochip0", 0, false, 0), .optional = true },
 };
 
-static const struct board sim_board = {
-	.name = "sim",
-	.description = "PC: sensors and actuators from a simulator over MAVLink HIL",
-	.devs = devs,
-	.n_devs = sizeof(devs) / sizeof(devs[0]),
-	.imu_rate_hz = 1000,
-	.main_rate_hz = 400,
-	.hil_default = "udp:127.0.0.1:14560",
-};
-
-const struct board *board_get(void)
-{
-	return &sim_board;
-}
+BOARD_DEFINE(.name = "sim",
+	     .description = "PC: sensors and actuators from a simulator over MAVLink HIL",
+	     .imu_rate_hz = 1000, .main_rate_hz = 400, .hil_default = "udp:127.0.0.1:14560");

@@ -15,59 +15,28 @@
  * its axes on the aircraft's (ROTATION_NONE); its AK8963 is read through the
  * MPU9250's auxiliary I2C master.
  */
+#include "drivers/drivers.h"
 #include "drivers/rotation.h"
 #include "fulmar/board.h"
 #include "linux/hal_linux.h"
 #include "zynq/hal_zynq.h"
 
 static const struct board_dev devs[] = {
-	{
-		.name = "imu", .what = "MPU9250 on PS SPI0 CS0", .kind = BOARD_DEV_SPI,
-		.drv = { .kind = BOARD_DRV_MPU9250, .rotation = ROTATION_NONE, .aux_ak8963 = true,
-			 .setup_speed_hz = 1000000 },
-		.u.spi = { .cfg = { .path = "/dev/spidev1.0", .mode = 3, .speed_hz = 20000000 },
-			   .open = spi_linux_open },
-	},
-	{
-		.name = "baro", .what = "MS5611 on PS SPI0 CS1", .kind = BOARD_DEV_SPI,
-		.drv = { .kind = BOARD_DRV_MS5611 },
-		.u.spi = { .cfg = { .path = "/dev/spidev1.1", .mode = 3, .speed_hz = 10000000 },
-			   .open = spi_linux_open },
-	},
-	{
-		.name = "rcout", .what = "PL PWM block, 8 channels", .kind = BOARD_DEV_MMIO,
-		.drv = { .kind = BOARD_DRV_RCOUT, .rcout_mmio = rcout_zynq_open },
-		.u.mmio = { .cfg = { .mem_path = "/dev/mem", .phys_base = 0x43C00000, .len = 0x1000 },
-			    .open = mmio_linux_open },
-	},
-	{
-		.name = "rcin", .what = "PL pulse-capture FIFO", .kind = BOARD_DEV_MMIO,
-		.drv = { .kind = BOARD_DRV_RCIN, .rcin_mmio = rcin_zynq_open },
-		.u.mmio = { .cfg = { .mem_path = "/dev/mem", .phys_base = 0x43C10000, .len = 0x1000 },
-			    .open = mmio_linux_open },
-	},
-	{
-		.name = "gps", .what = "u-blox GPS on PS UART1", .kind = BOARD_DEV_UART,
-		.drv = { .kind = BOARD_DRV_UBLOX, .baud = 115200 },
-		.u.uart = { .cfg = { .path = "/dev/ttyPS1", .baud = 38400 }, .open = uart_linux_open },
-	},
-	{
-		.name = "telem", .what = "telemetry radio (USB serial)", .kind = BOARD_DEV_UART,
-		.optional = true,
-		.u.uart = { .cfg = { .path = "/dev/ttyUSB0", .baud = 57600 }, .open = uart_linux_open },
-	},
+	{ .name = "imu", .what = "MPU9250 on PS SPI0 CS0", .driver = &mpu9250_driver,
+	  LINUX_SPI("/dev/spidev1.0", 3, 20000000),
+	  .drv = { .rotation = ROTATION_NONE, .aux_mag = true } },
+	{ .name = "baro", .what = "MS5611 on PS SPI0 CS1", .driver = &ms5611_driver,
+	  LINUX_SPI("/dev/spidev1.1", 3, 10000000) },
+	{ .name = "rcout", .what = "PL PWM block, 8 channels", .driver = &servo_mmio_driver,
+	  LINUX_MMIO(0x43C00000, 0x1000), .drv = { .rcout_mmio = rcout_zynq_open } },
+	{ .name = "rcin", .what = "PL pulse-capture FIFO", .driver = &rcin_pulse_driver,
+	  LINUX_MMIO(0x43C10000, 0x1000), .drv = { .rcin_mmio = rcin_zynq_open } },
+	{ .name = "gps", .what = "u-blox GPS on PS UART1", .driver = &ublox_driver,
+	  LINUX_UART("/dev/ttyPS1", 38400), .drv = { .baud = 115200 } },
+	{ .name = "telem", .what = "telemetry radio (USB serial)",
+	  LINUX_UART("/dev/ttyUSB0", 57600), .optional = true },
 };
 
-static const struct board zynq_board = {
-	.name = "zynq",
-	.description = "Zynq-7000 (Zybo class) with PL PWM output and pulse-capture RC input",
-	.devs = devs,
-	.n_devs = sizeof(devs) / sizeof(devs[0]),
-	.imu_rate_hz = 1000,
-	.main_rate_hz = 400,
-};
-
-const struct board *board_get(void)
-{
-	return &zynq_board;
-}
+BOARD_DEFINE(.name = "zynq",
+	     .description = "Zynq-7000 (Zybo class) with PL PWM output and pulse-capture RC input",
+	     .imu_rate_hz = 1000, .main_rate_hz = 400);

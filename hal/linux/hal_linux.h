@@ -38,4 +38,37 @@ int mmio_linux_open(const struct mmio_config *cfg, const char *sysfs_root, struc
  */
 int rcin_gpio_open(struct gpio_line *line, struct rcin **out);
 
+/*
+ * Board-table shorthands for devices on the Linux backends above (a field
+ * left 0 takes the driver's usual value: an SPI speed, an I2C address).
+ */
+#define LINUX_SPI(p, spi_mode, speed) \
+	.kind = BOARD_DEV_SPI, \
+	.u.spi = { .cfg = { .path = (p), .mode = (spi_mode), .speed_hz = (speed) }, \
+		   .open = spi_linux_open }
+#define LINUX_I2C(p, address) \
+	.kind = BOARD_DEV_I2C, \
+	.u.i2c = { .cfg = { .path = (p) }, .addr = (address), .open = i2c_linux_open }
+#define LINUX_UART(p, rate) \
+	.kind = BOARD_DEV_UART, \
+	.u.uart = { .cfg = { .path = (p), .baud = (rate) }, .open = uart_linux_open }
+/* An output line and the (logical) value it is requested with. */
+#define LINUX_GPIO_OUT(chip_name, line, low_active, initial) \
+	.kind = BOARD_DEV_GPIO, \
+	.u.gpio = { .cfg = { .chip = (chip_name), .offset = (line), .dir = GPIO_DIR_OUTPUT, \
+			     .active_low = (low_active), .initial_value = (initial) }, \
+		    .open = gpio_linux_open }
+#define LINUX_GPIO_IN(chip_name, line, edges) \
+	.kind = BOARD_DEV_GPIO, \
+	.u.gpio = { .cfg = { .chip = (chip_name), .offset = (line), .dir = GPIO_DIR_INPUT, \
+			     .edge = (edges) }, \
+		    .open = gpio_linux_open }
+#define IIO_ANALOG(dev, ch) \
+	.kind = BOARD_DEV_ANALOG, \
+	.u.analog = { .cfg = { .device = (dev), .channel = (ch) }, .open = analog_iio_open }
+#define LINUX_MMIO(base, length) \
+	.kind = BOARD_DEV_MMIO, \
+	.u.mmio = { .cfg = { .mem_path = "/dev/mem", .phys_base = (base), .len = (length) }, \
+		    .open = mmio_linux_open }
+
 #endif

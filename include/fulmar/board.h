@@ -28,58 +28,36 @@ enum board_dev_kind {
 	BOARD_DEV_MMIO,
 };
 
-/*
- * What fulmard runs on a device (src/daemon/board_io.c creates it). Zero: the
- * device is no driver's own, only a helper another entry names (a chip-select
- * line, an output enable, a power switch) or a link the services open
- * (telemetry).
- */
-enum board_driver_kind {
-	BOARD_DRV_NONE = 0,
-	BOARD_DRV_MPU6000,        /* SPI; drivers/mpu.h */
-	BOARD_DRV_MPU9250,        /* SPI; drivers/mpu.h, with aux_ak8963 its magnetometer too */
-	BOARD_DRV_MS5611,         /* SPI or I2C */
-	BOARD_DRV_HMC5883L,       /* I2C */
-	BOARD_DRV_AK8963,         /* I2C (a separate chip, not the one inside an MPU9250) */
-	BOARD_DRV_MS4525,         /* I2C pitot */
-	BOARD_DRV_UBLOX,          /* UART, or SPI through a byte shim */
-	BOARD_DRV_PCA9685,        /* I2C servo outputs */
-	BOARD_DRV_RCIN,           /* pulse capture: a GPIO edge line or an MMIO window */
-	BOARD_DRV_RCIN_SBUS,      /* SBUS bytes on a UART (100000 8E2, inverted by the board) */
-	BOARD_DRV_RCIN_DSM,       /* Spektrum bytes on a UART (115200 8N1) */
-	BOARD_DRV_RCOUT,          /* servo outputs from an MMIO window (PRU, Zynq PL) */
-	BOARD_DRV_BATT_VOLT,      /* analog: battery voltage (BATT_VOLT_MULT) */
-	BOARD_DRV_BATT_CURR,      /* analog: battery current (BATT_AMP_PERVLT, BATT_AMP_OFFSET) */
-	BOARD_DRV_BUZZER,         /* GPIO line: a self-oscillating buzzer, on/off tunes */
-	BOARD_DRV_COUNT,
-};
-
+struct driver;
 struct rcin;
 struct rcout;
 
-/* The driver of a device and its settings; plain data in the board table. */
+/*
+ * A driver's settings for one device; plain data in the board table. Each
+ * driver reads the fields it has (src/drivers/driver.h); left 0, a field
+ * takes the driver's usual value.
+ */
 struct board_driver {
-	enum board_driver_kind kind;
 	/*
 	 * enum rotation of src/drivers/rotation.h (chip axes to body axes) for
 	 * IMUs and magnetometers; 0 is taken as ROTATION_NONE.
 	 */
 	int rotation;
 	uint32_t rate_hz;         /* IMU sample rate; 0: the board's imu_rate_hz */
-	uint32_t baud;            /* u-blox on a UART: the rate to move it to; 0: 115200 */
-	bool aux_ak8963;          /* MPU9250: run the AK8963 on its auxiliary bus */
-	uint32_t setup_speed_hz;  /* SPI chips with a slow set-up clock (MPU: 1 MHz) */
+	uint32_t baud;            /* a GPS on a UART: the rate to move it to; 0: the driver's */
+	bool aux_mag;             /* an IMU with a compass behind it: read that too */
+	uint32_t setup_speed_hz;  /* SPI chips with a slow set-up clock; 0: the driver's */
 	/* Name of the GPIO device that is this SPI chip's select (driven around each transfer). */
 	const char *chip_select;
-	/* PCA9685: the output-enable GPIO device, the EXTCLK rate (0: internal), first output. */
+	/* Servo controllers: the output-enable GPIO device, an external clock (0: internal), first output. */
 	const char *output_enable;
 	uint32_t ext_clock_hz;
 	uint8_t channel_offset;
-	uint16_t pwm_hz;          /* PCA9685 and MMIO outputs: pulse rate; 0: 50 Hz */
+	uint16_t pwm_hz;          /* servo outputs: pulse rate; 0: the driver's */
 	/* Battery: the board's figure used while the parameter is left at 0 (V or A per volt). */
 	float scale;
 	/*
-	 * BOARD_DRV_RCIN / BOARD_DRV_RCOUT: the backend's constructor (hal/pru,
+	 * Pulse-capture RC input and MMIO servo outputs: the backend's constructor (hal/pru,
 	 * hal/zynq, hal/linux rcin_gpio), named by the board file so that only the
 	 * backends a board uses are linked. mmio ones take the window and the byte
 	 * offset of the registers in it.
@@ -92,7 +70,7 @@ struct board_driver {
 
 struct board_dev {
 	const char *name;         /* unique on the board: "imu", "baro", "rcin", "gps", "buzzer" */
-	const char *what;         /* for people: "MPU9250 on SPI0 CS1" */
+	const char *what;         /* for people: "IMU on SPI0 CS1", with the chip's name */
 	enum board_dev_kind kind;
 	/*
 	 * Non-NULL when fulmar has no backend or driver for this part yet: says what
@@ -101,7 +79,14 @@ struct board_dev {
 	 */
 	const char *missing;
 	bool optional;            /* opened only when the configuration gives it a path */
-	struct board_driver drv;  /* what runs on it; all zero: nothing of its own */
+	/*
+	 * What runs on it (src/drivers/driver.h), with its settings. NULL: the
+	 * device is no driver's own, only a helper another entry names (a
+	 * chip-select line, an output enable, a power switch) or a link the
+	 * services open (telemetry).
+	 */
+	const struct driver *driver;
+	struct board_driver drv;
 	union {
 		struct {
 			struct spi_config cfg;
@@ -151,5 +136,16 @@ struct board {
 
 /* Defined by the one linked boards/<name>.c. */
 const struct board *board_get(void);
+
+/*
+ * In a boards/<name>.c, after its table `devs`: the board (the rest of struct
+ * board's fields as designated initialisers) and board_get().
+ */
+#define BOARD_DEFINE(...) \
+	static const struct board the_board = { \
+		.devs = devs, .n_devs = sizeof(devs) / sizeof(devs[0]), __VA_ARGS__ \
+	}; \
+	const struct board *board_get(void) { return &the_board; } \
+	_Static_assert(sizeof(devs) > 0, "a board has devices")
 
 #endif

@@ -22,17 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fulmar/task.h"
 #include "util/hist.h"
-
-enum sched_thread_id {
-	SCHED_TIMER = 1,   /* 1 kHz: fast sensors, timer callbacks */
-	SCHED_MAIN,        /* IMU-paced: estimate, navigate, control, outputs */
-	SCHED_RCIN,        /* RC input backend and decoders */
-	SCHED_UART,        /* serial ports and network links */
-	SCHED_TONE,        /* buzzer tunes */
-	SCHED_IO,          /* log writer, saves, slow work */
-	SCHED_THREAD_COUNT,
-};
 
 #define SCHED_MAX_TASKS 32
 #define SCHED_MAX_TASKS_PER_THREAD 16
@@ -50,14 +41,6 @@ struct sched_cfg {
 	bool lock_memory;   /* mlockall */
 	int priority_max;   /* the fastest thread's priority when priorities are automatic */
 	int cpu_dma_latency_us;  /* PM QoS held while running (daemon/pm_qos.h); -1: leave it */
-};
-
-struct sched_task {
-	const char *name;
-	enum sched_thread_id thread;
-	uint32_t rate_hz;   /* 0: every wake of its thread; else at most the thread's rate */
-	void (*run)(void *ctx, uint64_t now_us);
-	void *ctx;
 };
 
 /*

@@ -34,24 +34,6 @@
 
 #define SENSORS_IMU_RING 512           /* samples: a quarter second at 2 kHz, half at 1 kHz */
 
-struct battery_sample {
-	uint64_t t_us;
-	float voltage_v;
-	float current_a;               /* NAN when the monitor has no current sense */
-	float consumed_mah;            /* NAN when unknown */
-};
-
-enum sensor_kind {
-	SENSOR_IMU = 1,
-	SENSOR_BARO,
-	SENSOR_MAG,
-	SENSOR_AIRSPEED,
-	SENSOR_GPS,
-	SENSOR_BATTERY,
-	SENSOR_RC,
-	SENSOR_KIND_COUNT,
-};
-
 /*
  * The clock the samples are stamped on, where it is not CLOCK_MONOTONIC
  * itself: real-time HIL stamps them with the simulator's time mapped onto

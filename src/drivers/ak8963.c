@@ -3,8 +3,11 @@
 #include "drivers/ak8963.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "drivers/drivers.h"
+#include "drivers/rotation.h"
 #include "fulmar/i2c.h"
 
 #define ST1_DRDY 0x01
@@ -245,3 +248,63 @@ void ak8963_asa(const struct ak8963 *m, uint8_t asa[3])
 {
 	memcpy(asa, m->asa, 3);
 }
+
+/* ---- as a board device (driver.h): a compass on I2C, read at 100 Hz ---- */
+
+static int ak8963_dev_probe(struct drv_inst *d, char *err, size_t err_len)
+{
+	int r = d->desc->drv.rotation;
+	struct ak8963_config cfg = { .bus = d->handle, .addr = d->desc->u.i2c.addr,
+				    .rotation = r ? (enum rotation)r : ROTATION_NONE };
+	if (ak8963_init(d->priv, &cfg)) {
+		snprintf(err, err_len, "%s: AK8963 settings refused", d->desc->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int ak8963_dev_setup(struct drv_inst *d, uint64_t now_us)
+{
+	struct mag_sample s;
+	int rc = ak8963_poll(d->priv, now_us, &s);
+	if (rc < 0)
+		return rc;
+	return ak8963_is_running(d->priv) ? 1 : 0;
+}
+
+static uint64_t ak8963_dev_next(const struct drv_inst *d)
+{
+	return ak8963_next_poll_us(d->priv);
+}
+
+static void ak8963_dev_detail(const struct drv_inst *d, char *buf, size_t len)
+{
+	(void)d;
+	snprintf(buf, len, " (WIA)");
+}
+
+static void ak8963_task(void *ctx, uint64_t now_us)
+{
+	struct drv_inst *d = ctx;
+	struct mag_sample s;
+	int rc = ak8963_poll(d->priv, now_us, &s);
+	if (rc < 0)
+		drv_error(d->slot);
+	else if (rc > 0 && drv_publish(d, SENSOR_MAG, &s) == 0)
+		drv_ok(d->slot, now_us, 1);
+	drv_running(d->slot, ak8963_is_running(d->priv));
+}
+
+static size_t ak8963_dev_tasks(struct drv_inst *d, struct sched_task out[2])
+{
+	return drv_task(d, out, 0, NULL, SCHED_TIMER, 100, ak8963_task);
+}
+
+const struct driver ak8963_driver = {
+	.name = "AK8963", .buses = DRV_BUS(BOARD_DEV_I2C), .role = "AK8963", .pass = 1,
+	.priv_size = sizeof(struct ak8963),
+	.probe = ak8963_dev_probe, .setup = ak8963_dev_setup, .next_us = ak8963_dev_next,
+	.setup_detail = ak8963_dev_detail,
+	.bits = DRV_SENSOR_MAG, .bits2 = DRV_SENSOR_MAG2, .stale_us = DRV_SLOW_STALE_US,
+	.running_at_start = true, .tasks = ak8963_dev_tasks,
+};

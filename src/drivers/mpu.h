@@ -187,4 +187,8 @@ uint32_t mpu_mag_sample(const struct mpu *m, struct mag_sample *out);
 bool mpu_mag_is_running(const struct mpu *m);
 const struct mpu_stats *mpu_stats(const struct mpu *m);
 
+struct drv_inst;
+/* The MPU of a board device driven by mpu6000_driver or mpu9250_driver (tests, reports). */
+struct mpu *mpu_of(struct drv_inst *d);
+
 #endif

@@ -7,7 +7,10 @@
 #include "drivers/ms5611.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "drivers/drivers.h"
 
 #define CMD_RESET 0x1e
 #define CMD_ADC_READ 0x00
@@ -291,3 +294,74 @@ const struct ms5611_stats *ms5611_stats(const struct ms5611 *b)
 {
 	return &b->stats;
 }
+
+/* ---- as a board device (driver.h): a barometer on SPI or I2C, polled each timer wake ---- */
+
+static int ms5611_dev_probe(struct drv_inst *d, char *err, size_t err_len)
+{
+	struct ms5611_config cfg = { 0 };
+	if (d->desc->kind == BOARD_DEV_SPI) {
+		cfg.bus.kind = CHIP_BUS_SPI;
+		cfg.bus.spi = d->handle;
+	} else {
+		cfg.bus.kind = CHIP_BUS_I2C;
+		cfg.bus.i2c = d->handle;
+		cfg.bus.i2c_addr = d->desc->u.i2c.addr ? d->desc->u.i2c.addr : MS5611_I2C_ADDR;
+	}
+	if (ms5611_init(d->priv, &cfg)) {
+		snprintf(err, err_len, "%s: barometer settings refused", d->desc->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int ms5611_dev_setup(struct drv_inst *d, uint64_t now_us)
+{
+	struct baro_sample s;
+	int rc = ms5611_poll(d->priv, now_us, &s);
+	if (rc < 0)
+		return rc;
+	return ms5611_is_running(d->priv) ? 1 : 0;
+}
+
+static uint64_t ms5611_dev_next(const struct drv_inst *d)
+{
+	return ms5611_next_poll_us(d->priv);
+}
+
+static void ms5611_dev_detail(const struct drv_inst *d, char *buf, size_t len)
+{
+	(void)d;
+	snprintf(buf, len, " (reset and PROM read)");
+}
+
+static void ms5611_task(void *ctx, uint64_t now_us)
+{
+	struct drv_inst *d = ctx;
+	struct ms5611 *b = d->priv;
+	if (now_us < ms5611_next_poll_us(b))
+		return;
+	struct baro_sample s;
+	int rc = ms5611_poll(b, now_us, &s);
+	if (rc < 0)
+		drv_error(d->slot);
+	else if (rc > 0 && drv_publish(d, SENSOR_BARO, &s) == 0)
+		drv_ok(d->slot, now_us, 1);
+	else if (rc > 0)
+		drv_error(d->slot);
+	drv_running(d->slot, ms5611_is_running(b));
+}
+
+static size_t ms5611_dev_tasks(struct drv_inst *d, struct sched_task out[2])
+{
+	return drv_task(d, out, 0, NULL, SCHED_TIMER, 0, ms5611_task);
+}
+
+const struct driver ms5611_driver = {
+	.name = "MS5611", .buses = DRV_BUS(BOARD_DEV_SPI) | DRV_BUS(BOARD_DEV_I2C),
+	.role = "barometer", .pass = 1, .priv_size = sizeof(struct ms5611),
+	.probe = ms5611_dev_probe, .setup = ms5611_dev_setup, .next_us = ms5611_dev_next,
+	.setup_detail = ms5611_dev_detail,
+	.bits = DRV_SENSOR_ABS_PRESSURE, .stale_us = DRV_SLOW_STALE_US, .running_at_start = true,
+	.tasks = ms5611_dev_tasks,
+};

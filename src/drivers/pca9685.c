@@ -7,10 +7,15 @@
 #include "drivers/pca9685.h"
 
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "drivers/drivers.h"
 #include "fulmar/gpio.h"
 #include "fulmar/i2c.h"
+#include "fulmar/rcout.h"
+#include "util/topic.h"
 
 #define REG_MODE1 0x00
 #define REG_MODE2 0x01
@@ -286,3 +291,175 @@ const struct pca9685_stats *pca9685_stats(const struct pca9685 *p)
 {
 	return &p->stats;
 }
+
+/*
+ * ---- as a board device (driver.h): servo outputs on I2C ----
+ * Main publishes the pulse widths in a seqlocked topic; the timer thread,
+ * which owns the I2C bus (on the Navio it shares it with the barometer),
+ * writes the chip.
+ */
+
+#define PCA_DEFAULT_HZ 50
+
+struct pca_out {
+	struct rcout base;                          /* first: flight code sees this */
+	struct pca9685 chip;
+	uint16_t rate_hz;
+	uint16_t want[PCA9685_CHANNELS];            /* main's */
+	struct topic topic;                         /* main -> timer: want[] */
+	_Atomic uint32_t words[TOPIC_WORDS(uint16_t[PCA9685_CHANNELS])];
+	uint16_t pending[PCA9685_CHANNELS];         /* timer's copy of the topic */
+	uint32_t seen_gen;                          /* timer */
+	unsigned int next_ch;                       /* timer: round robin */
+	_Atomic uint16_t written[PCA9685_CHANNELS]; /* what the chip was given (timer) */
+};
+
+static int pca_out_set_rate(struct rcout *out, uint32_t mask, uint16_t rate_hz)
+{
+	/* One prescaler for all 16 outputs, set at start-up. */
+	(void)mask;
+	return rate_hz == ((struct pca_out *)(void *)out)->rate_hz ? 0 : -ENOTSUP;
+}
+
+static int pca_out_write(struct rcout *out, unsigned int ch, uint16_t pulse_us)
+{
+	struct pca_out *p = (struct pca_out *)(void *)out;
+	if (ch >= out->channels)
+		return -EINVAL;
+	if (pulse_us != 0 && (pulse_us < 500 || pulse_us > 2500 ||
+			      (uint32_t)pulse_us >= 1000000u / p->rate_hz))
+		return -EINVAL;
+	if (p->want[ch] != pulse_us) {
+		p->want[ch] = pulse_us;
+		topic_publish(&p->topic, p->want);
+	}
+	return 0;
+}
+
+static int pca_out_read(struct rcout *out, unsigned int ch, uint16_t *pulse_us)
+{
+	struct pca_out *p = (struct pca_out *)(void *)out;
+	if (ch >= out->channels)
+		return -EINVAL;
+	*pulse_us = atomic_load_explicit(&p->written[ch], memory_order_relaxed);
+	return 0;
+}
+
+static void pca_out_close(struct rcout *out)
+{
+	(void)out;  /* the device's close turns the chip's outputs off */
+}
+
+static const struct rcout_ops pca_out_ops = {
+	.set_rate = pca_out_set_rate,
+	.write = pca_out_write,
+	.read = pca_out_read,
+	.close = pca_out_close,
+};
+
+static int pca_dev_probe(struct drv_inst *d, char *err, size_t err_len)
+{
+	struct pca_out *p = d->priv;
+	const struct board_driver *s = &d->desc->drv;
+	struct gpio_line *oe = NULL;
+	if (s->output_enable) {
+		oe = d->host->find(d->host->ctx, s->output_enable, BOARD_DEV_GPIO);
+		if (!oe) {
+			snprintf(err, err_len, "%s (%s): its output enable '%s' is not an open GPIO "
+				 "device", d->desc->name, d->desc->what, s->output_enable);
+			return -EINVAL;
+		}
+	}
+	p->rate_hz = s->pwm_hz ? s->pwm_hz : PCA_DEFAULT_HZ;
+	struct pca9685_config cfg = { .bus = d->handle, .addr = d->desc->u.i2c.addr,
+				      .ext_clock_hz = s->ext_clock_hz,
+				      .channel_offset = s->channel_offset, .freq_hz = p->rate_hz,
+				      .output_enable = oe };
+	if (pca9685_init(&p->chip, &cfg)) {
+		snprintf(err, err_len, "%s: PCA9685 settings refused", d->desc->name);
+		return -EINVAL;
+	}
+	p->base.ops = &pca_out_ops;
+	p->base.channels = PCA9685_CHANNELS - s->channel_offset;
+	topic_init(&p->topic, p->words, sizeof(p->want));
+	for (unsigned int ch = 0; ch < PCA9685_CHANNELS; ch++)
+		atomic_init(&p->written[ch], 0);
+	return 0;
+}
+
+static int pca_dev_setup(struct drv_inst *d, uint64_t now_us)
+{
+	return pca9685_poll(&((struct pca_out *)d->priv)->chip, now_us);
+}
+
+static uint64_t pca_dev_next(const struct drv_inst *d)
+{
+	return pca9685_next_poll_us(&((const struct pca_out *)d->priv)->chip);
+}
+
+static void pca_dev_detail(const struct drv_inst *d, char *buf, size_t len)
+{
+	(void)d;
+	snprintf(buf, len, " (prescaler read-back)");
+}
+
+/*
+ * Timer thread, every wake: at most one changed channel per wake (a 3-byte
+ * write, about 0.4 ms at 100 kHz), round robin, so a wake never holds the
+ * bus longer than that. Eight changing channels are all rewritten every 8 ms,
+ * faster than the 20 ms PWM period.
+ */
+static void pca_task(void *ctx, uint64_t now_us)
+{
+	struct drv_inst *d = ctx;
+	struct pca_out *p = d->priv;
+	uint32_t gen = topic_generation(&p->topic);
+	if (gen != p->seen_gen)
+		p->seen_gen = topic_read(&p->topic, p->pending);
+	unsigned int n = p->base.channels;
+	for (unsigned int k = 0; k < n; k++) {
+		unsigned int ch = (p->next_ch + k) % n;
+		if (p->pending[ch] == atomic_load_explicit(&p->written[ch], memory_order_relaxed))
+			continue;
+		p->next_ch = (ch + 1) % n;
+		if (pca9685_write_us(&p->chip, ch, p->pending[ch])) {
+			drv_error(d->slot);
+			return;
+		}
+		atomic_store_explicit(&p->written[ch], p->pending[ch], memory_order_relaxed);
+		drv_ok(d->slot, now_us, 1);
+		return;
+	}
+	/* Nothing changed: the chip keeps producing; count it as alive. */
+	drv_alive(d->slot, now_us);
+}
+
+static size_t pca_dev_tasks(struct drv_inst *d, struct sched_task out[2])
+{
+	return drv_task(d, out, 0, NULL, SCHED_TIMER, 0, pca_task);
+}
+
+static struct rcout *pca_dev_outputs(struct drv_inst *d)
+{
+	return &((struct pca_out *)d->priv)->base;
+}
+
+/* Outputs off: every channel full-off, then the output-enable line. */
+static void pca_dev_close(struct drv_inst *d)
+{
+	struct pca_out *p = d->priv;
+	if (!pca9685_is_ready(&p->chip))
+		return;
+	for (unsigned int ch = 0; ch < p->base.channels; ch++)
+		pca9685_write_us(&p->chip, ch, 0);
+	pca9685_set_outputs_enabled(&p->chip, false);
+}
+
+const struct driver pca9685_driver = {
+	.name = "PCA9685", .buses = DRV_BUS(BOARD_DEV_I2C), .role = "servo output", .pass = 1,
+	.priv_size = sizeof(struct pca_out),
+	.probe = pca_dev_probe, .setup = pca_dev_setup, .next_us = pca_dev_next,
+	.setup_detail = pca_dev_detail,
+	.bits = DRV_SENSOR_MOTOR_OUTPUTS, .stale_us = DRV_SLOW_STALE_US, .running_at_start = true,
+	.tasks = pca_dev_tasks, .outputs = pca_dev_outputs, .close = pca_dev_close,
+};

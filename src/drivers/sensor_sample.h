@@ -34,4 +34,23 @@ struct airspeed_sample {
 	float temp_c;
 };
 
+struct battery_sample {
+	uint64_t t_us;
+	float voltage_v;
+	float current_a;               /* NAN when the monitor has no current sense */
+	float consumed_mah;            /* NAN when unknown */
+};
+
+/* What a sample is, where samples of every kind travel together (the sensor hub). */
+enum sensor_kind {
+	SENSOR_IMU = 1,
+	SENSOR_BARO,
+	SENSOR_MAG,
+	SENSOR_AIRSPEED,
+	SENSOR_GPS,
+	SENSOR_BATTERY,
+	SENSOR_RC,
+	SENSOR_KIND_COUNT,
+};
+
 #endif

@@ -88,4 +88,8 @@ void ublox_setup_on_frame(struct ublox_setup *s, const struct ubx_frame *f);
 bool ublox_setup_has_nav_pvt(const struct ublox_setup *s);
 const struct ublox_setup_stats *ublox_setup_stats(const struct ublox_setup *s);
 
+struct drv_inst;
+/* Whether a board device driven by ublox_driver gets NAV-PVT (else NMEA). */
+bool ublox_dev_nav_pvt(const struct drv_inst *d);
+
 #endif

@@ -35,6 +35,9 @@
 #include "../emul/emul_ublox.h"
 #include "linux/hal_linux.h"
 #include "rcin_e2e.h"
+#include "drivers/drivers.h"
+#include "drivers/mpu.h"
+#include "drivers/ublox.h"
 #include "test_board_io_harness.h"
 
 #define G 9.80665f
@@ -213,8 +216,8 @@ static void test_board_io_bbb_runs_three_chips_on_one_bus_by_their_chip_selects(
 {
 	struct bbb *b = *state;
 
-	assert_int_equal(mpu_chip(&b->f.bio.imu[0]), MPU_CHIP_MPU9250);
-	assert_int_equal(mpu_chip(&b->f.bio.imu[1]), MPU_CHIP_MPU6000);
+	assert_int_equal(mpu_chip(mpu_of(board_io_instance(&b->f.bio, "imu"))), MPU_CHIP_MPU9250);
+	assert_int_equal(mpu_chip(mpu_of(board_io_instance(&b->f.bio, "imu2"))), MPU_CHIP_MPU6000);
 	assert_true(bio_has_task(&b->f, "imu2"));
 	bio_run(&b->f, 500000);
 	/* Every transfer reached exactly one chip; all are deselected between them. */
@@ -224,20 +227,20 @@ static void test_board_io_bbb_runs_three_chips_on_one_bus_by_their_chip_selects(
 	assert_int_equal(b->cs_imu2.value, 0);
 	assert_int_equal(b->cs_baro.value, 0);
 	assert_int_equal(b->mpu9250.lost_writes + b->mpu6000.lost_writes, 0);
-	assert_true(bio_status(&b->f, "imu2", BOARD_DRV_MPU6000, 0).samples >= 450);
+	assert_true(bio_status(&b->f, "imu2", "MPU6000", 0).samples >= 450);
 	assert_in_range(b->f.imu_count, 490, 501);
 	struct baro_sample bs;
 	assert_true(sensors_latest(&b->f.hub, SENSOR_BARO, &bs) > 0);
 	assert_float_equal(bs.pressure_pa, 100009.0f, 30.0f);
 	uint32_t present, enabled, healthy;
 	board_io_sensor_bits(&b->f.bio, b->f.now_us, &present, &enabled, &healthy);
-	uint32_t want = BOARD_IO_SENSOR_GYRO | BOARD_IO_SENSOR_ACCEL | BOARD_IO_SENSOR_MAG |
-			BOARD_IO_SENSOR_GYRO2 | BOARD_IO_SENSOR_ACCEL2 |
-			BOARD_IO_SENSOR_ABS_PRESSURE | BOARD_IO_SENSOR_GPS |
-			BOARD_IO_SENSOR_MOTOR_OUTPUTS | BOARD_IO_SENSOR_RC_RECEIVER;
+	uint32_t want = DRV_SENSOR_GYRO | DRV_SENSOR_ACCEL | DRV_SENSOR_MAG |
+			DRV_SENSOR_GYRO2 | DRV_SENSOR_ACCEL2 |
+			DRV_SENSOR_ABS_PRESSURE | DRV_SENSOR_GPS |
+			DRV_SENSOR_MOTOR_OUTPUTS | DRV_SENSOR_RC_RECEIVER;
 	assert_int_equal(present, want);
-	assert_true(healthy & BOARD_IO_SENSOR_GYRO2);
-	assert_true(healthy & BOARD_IO_SENSOR_MAG);
+	assert_true(healthy & DRV_SENSOR_GYRO2);
+	assert_true(healthy & DRV_SENSOR_MAG);
 }
 
 static void test_board_io_bbb_applies_the_pxf_rotation(void **state)
@@ -260,13 +263,13 @@ static void test_board_io_bbb_counts_a_stuck_chip_select_and_recovers(void **sta
 	struct bbb *b = *state;
 
 	bio_run(&b->f, 20000);
-	uint64_t before = bio_status(&b->f, "imu", BOARD_DRV_MPU9250, 0).errors;
+	uint64_t before = bio_status(&b->f, "imu", "MPU9250", 0).errors;
 	struct imu_sample last = b->f.imu_last;
 	uint64_t n = b->f.imu_count;
 	/* The chip-select line fails: the transfer must not go out on a shared bus. */
 	b->cs_imu.fail_next = 3;
 	bio_run(&b->f, 3000);
-	assert_true(bio_status(&b->f, "imu", BOARD_DRV_MPU9250, 0).errors >= before + 3);
+	assert_true(bio_status(&b->f, "imu", "MPU9250", 0).errors >= before + 3);
 	assert_int_equal(b->spi2.clashes, 0);
 	assert_true(b->f.imu_count - n <= 3);
 	assert_true(b->f.imu_last.t_us >= last.t_us);

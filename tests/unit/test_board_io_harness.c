@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "param/param.h"
+#include "drivers/drivers.h"
 #include "test_board_io_harness.h"
 
 void bio_devices(struct bio_fixture *f, void *(*handle)(void *ctx, const char *name), void *ctx)
@@ -89,14 +90,14 @@ void bio_run(struct bio_fixture *f, uint64_t dt_us)
 	}
 }
 
-struct board_io_status bio_status(struct bio_fixture *f, const char *name, enum board_driver_kind k,
+struct board_io_status bio_status(struct bio_fixture *f, const char *name, const char *chip,
 				  unsigned int nth)
 {
 	struct board_io_status st[BOARD_IO_MAX_SLOTS];
 	size_t n = board_io_status(&f->bio, f->now_us, st, BOARD_IO_MAX_SLOTS);
 
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(st[i].name, name) == 0 && st[i].kind == k && nth-- == 0)
+		if (strcmp(st[i].name, name) == 0 && strcmp(st[i].chip, chip) == 0 && nth-- == 0)
 			return st[i];
 	fail_msg("no status for %s", name);
 	return st[0];

@@ -40,7 +40,7 @@ int bio_open(struct bio_fixture *f);
 /* Moves the clock on by dt_us in 1 ms steps, running the tasks due at each. */
 void bio_run(struct bio_fixture *f, uint64_t dt_us);
 /* The status of the device (name), or fails the test. label: "imu" and "imu.mag" differ. */
-struct board_io_status bio_status(struct bio_fixture *f, const char *name, enum board_driver_kind k,
+struct board_io_status bio_status(struct bio_fixture *f, const char *name, const char *chip,
 				  unsigned int nth);
 bool bio_has_task(const struct bio_fixture *f, const char *name);
 

@@ -30,6 +30,9 @@
 #include "../emul/emul_ublox.h"
 #include "param/param.h"
 #include "rcin_e2e.h"
+#include "drivers/drivers.h"
+#include "drivers/mpu.h"
+#include "drivers/ublox.h"
 #include "test_board_io_harness.h"
 
 #define G 9.80665f
@@ -139,15 +142,15 @@ static void test_board_io_navio_brings_up_every_part_and_its_tasks(void **state)
 	struct navio *n = *state;
 	uint32_t present, enabled, healthy;
 
-	assert_int_equal(mpu_chip(&n->f.bio.imu[0]), MPU_CHIP_MPU9250);
-	assert_true(bio_status(&n->f, "imu", BOARD_DRV_MPU9250, 0).running);
-	assert_true(bio_status(&n->f, "imu.mag", BOARD_DRV_MPU9250, 0).running);  /* its AK8963 */
-	assert_true(bio_status(&n->f, "baro", BOARD_DRV_MS5611, 0).running);
-	assert_true(bio_status(&n->f, "pwm", BOARD_DRV_PCA9685, 0).running);
-	assert_true(bio_status(&n->f, "airspeed", BOARD_DRV_MS4525, 0).running);
-	bio_status(&n->f, "gps", BOARD_DRV_UBLOX, 0);
-	bio_status(&n->f, "rcin", BOARD_DRV_RCIN, 0);
-	bio_status(&n->f, "batt_v", BOARD_DRV_BATT_VOLT, 0);
+	assert_int_equal(mpu_chip(mpu_of(board_io_instance(&n->f.bio, "imu"))), MPU_CHIP_MPU9250);
+	assert_true(bio_status(&n->f, "imu", "MPU9250", 0).running);
+	assert_true(bio_status(&n->f, "imu.mag", "MPU9250", 0).running);  /* its AK8963 */
+	assert_true(bio_status(&n->f, "baro", "MS5611", 0).running);
+	assert_true(bio_status(&n->f, "pwm", "PCA9685", 0).running);
+	assert_true(bio_status(&n->f, "airspeed", "MS4525DO", 0).running);
+	bio_status(&n->f, "gps", "u-blox", 0);
+	bio_status(&n->f, "rcin", "RC pulse capture", 0);
+	bio_status(&n->f, "batt_v", "battery voltage", 0);
 	/* The outputs are on (OE is active low: the line's logical 1), all pulses off. */
 	assert_int_equal(n->oe.value, 1);
 	assert_true(fabs(emul_pca9685_period_us(&n->pca) - 20000.0) < 1.0);
@@ -156,7 +159,7 @@ static void test_board_io_navio_brings_up_every_part_and_its_tasks(void **state)
 	assert_int_equal(n->mpu.slow_reg_too_fast, 0);
 	assert_int_equal(n->mpu.lost_writes, 0);
 
-	const char *timer[] = { "imu", "baro", "airspeed", "pwm-out", "gps-spi" };
+	const char *timer[] = { "imu", "baro", "airspeed", "pwm", "gps-spi" };
 	for (size_t i = 0; i < 5; i++) {
 		assert_true(bio_has_task(&n->f, timer[i]));
 		for (size_t k = 0; k < n->f.n_tasks; k++)
@@ -164,16 +167,16 @@ static void test_board_io_navio_brings_up_every_part_and_its_tasks(void **state)
 				assert_int_equal(n->f.tasks[k].thread, SCHED_TIMER);
 	}
 	assert_true(bio_has_task(&n->f, "gps") && bio_has_task(&n->f, "rcin") &&
-		    bio_has_task(&n->f, "battery"));
+		    bio_has_task(&n->f, "batt_v"));
 	assert_false(bio_has_task(&n->f, "mag"));  /* the AK8963 comes with the IMU's reads */
 	assert_non_null(board_io_rcout(&n->f.bio));
 	assert_int_equal(rcout_channels(board_io_rcout(&n->f.bio)), 13);
 
 	board_io_sensor_bits(&n->f.bio, n->f.now_us, &present, &enabled, &healthy);
-	uint32_t want = BOARD_IO_SENSOR_GYRO | BOARD_IO_SENSOR_ACCEL | BOARD_IO_SENSOR_MAG |
-			BOARD_IO_SENSOR_ABS_PRESSURE | BOARD_IO_SENSOR_DIFF_PRESSURE |
-			BOARD_IO_SENSOR_GPS | BOARD_IO_SENSOR_MOTOR_OUTPUTS |
-			BOARD_IO_SENSOR_RC_RECEIVER | BOARD_IO_SENSOR_BATTERY;
+	uint32_t want = DRV_SENSOR_GYRO | DRV_SENSOR_ACCEL | DRV_SENSOR_MAG |
+			DRV_SENSOR_ABS_PRESSURE | DRV_SENSOR_DIFF_PRESSURE |
+			DRV_SENSOR_GPS | DRV_SENSOR_MOTOR_OUTPUTS |
+			DRV_SENSOR_RC_RECEIVER | DRV_SENSOR_BATTERY;
 	assert_int_equal(present, want);
 	assert_int_equal(enabled, want);
 }
@@ -233,11 +236,11 @@ static void test_board_io_navio_samples_reach_the_hub(void **state)
 
 	uint32_t present, enabled, healthy;
 	board_io_sensor_bits(&n->f.bio, n->f.now_us, &present, &enabled, &healthy);
-	assert_true(healthy & BOARD_IO_SENSOR_GYRO);
-	assert_true(healthy & BOARD_IO_SENSOR_ABS_PRESSURE);
-	assert_true(healthy & BOARD_IO_SENSOR_MAG);
-	assert_true(healthy & BOARD_IO_SENSOR_BATTERY);
-	assert_false(healthy & BOARD_IO_SENSOR_RC_RECEIVER);  /* no receiver signal */
+	assert_true(healthy & DRV_SENSOR_GYRO);
+	assert_true(healthy & DRV_SENSOR_ABS_PRESSURE);
+	assert_true(healthy & DRV_SENSOR_MAG);
+	assert_true(healthy & DRV_SENSOR_BATTERY);
+	assert_false(healthy & DRV_SENSOR_RC_RECEIVER);  /* no receiver signal */
 }
 
 static void test_board_io_navio_counts_a_failed_transfer_and_keeps_the_last_sample(void **state)
@@ -248,12 +251,12 @@ static void test_board_io_navio_counts_a_failed_transfer_and_keeps_the_last_samp
 	struct baro_sample before, after;
 	uint32_t gen = sensors_latest(&n->f.hub, SENSOR_BARO, &before);
 	assert_true(gen > 0);
-	uint64_t errors = bio_status(&n->f, "baro", BOARD_DRV_MS5611, 0).errors;
+	uint64_t errors = bio_status(&n->f, "baro", "MS5611", 0).errors;
 
 	/* The I2C bus fails everything for 30 ms. */
 	n->i2c1.fail_next = 1000;
 	bio_run(&n->f, 30000);
-	struct board_io_status st = bio_status(&n->f, "baro", BOARD_DRV_MS5611, 0);
+	struct board_io_status st = bio_status(&n->f, "baro", "MS5611", 0);
 	assert_true(st.errors > errors);
 	assert_int_equal(sensors_latest(&n->f.hub, SENSOR_BARO, &after), gen);
 	assert_int_equal(after.t_us, before.t_us);   /* the last good one, with its time */
@@ -261,11 +264,11 @@ static void test_board_io_navio_counts_a_failed_transfer_and_keeps_the_last_samp
 
 	/* The IMU's SPI fails the same way: counted; the samples resume after. */
 	uint64_t imu_before = n->f.imu_count;
-	uint64_t imu_err = bio_status(&n->f, "imu", BOARD_DRV_MPU9250, 0).errors;
+	uint64_t imu_err = bio_status(&n->f, "imu", "MPU9250", 0).errors;
 	n->mpu.fail_batches = 5;
 	n->mpu.fail_err = -EIO;
 	bio_run(&n->f, 5000);
-	assert_true(bio_status(&n->f, "imu", BOARD_DRV_MPU9250, 0).errors >= imu_err + 5);
+	assert_true(bio_status(&n->f, "imu", "MPU9250", 0).errors >= imu_err + 5);
 	n->i2c1.fail_next = 0;
 	bio_run(&n->f, 100000);
 	assert_true(n->f.imu_count > imu_before + 90);
@@ -289,7 +292,7 @@ static void test_board_io_navio_decodes_ppm_into_the_hub(void **state)
 	assert_true(sensors_latest(&n->f.hub, SENSOR_RC, &fr) > 0);
 	assert_channels(&fr, RC_PROTOCOL_PPM, ppm_ch, 8);
 	assert_true(sensors_accepted(&n->f.hub, SENSOR_RC) >= 25);
-	assert_true(bio_status(&n->f, "rcin", BOARD_DRV_RCIN, 0).samples >= 25);
+	assert_true(bio_status(&n->f, "rcin", "RC pulse capture", 0).samples >= 25);
 }
 
 static void test_board_io_navio_outputs_reach_the_pca9685_from_the_timer_thread(void **state)
@@ -338,12 +341,12 @@ static void test_board_io_navio_reads_the_spi_gps(void **state)
 	assert_float_equal(g.lat_deg, 48.1173, 1e-6);
 	assert_float_equal(g.lon_deg, 11.5166667, 1e-6);
 	assert_int_equal(g.num_sv, 12);
-	assert_true(n->f.bio.gps.nav_pvt);      /* configured for NAV-PVT over SPI */
+	assert_true(ublox_dev_nav_pvt(board_io_instance(&n->f.bio, "gps")));      /* configured for NAV-PVT over SPI */
 	assert_true(n->gps.nav_pvt_sent >= 2);
 	assert_int_equal(n->gps.cfg_prt, 0);    /* no UART port set-up sent to the SPI port */
 	uint32_t present, enabled, healthy;
 	board_io_sensor_bits(&n->f.bio, n->f.now_us, &present, &enabled, &healthy);
-	assert_true(healthy & BOARD_IO_SENSOR_GPS);
+	assert_true(healthy & DRV_SENSOR_GPS);
 }
 
 static void test_board_io_navio_refuses_an_imu_that_does_not_answer_who_am_i(void **state)

@@ -2,7 +2,7 @@
 /*
  * RC receivers on a UART (SBUS at 100000 8E2 through the board's inverter,
  * Spektrum satellites at 115200 8N1), on a board of the test's own: board_io's
- * rcin-uart task reads the port and the byte decoders of src/rc turn it into
+ * RC input task reads the port and the byte decoders of src/rc turn it into
  * frames in the hub. The port is an emulated UART that releases its bytes as
  * the clock passes their time on the wire.
  */
@@ -17,12 +17,13 @@
 #include <string.h>
 
 #include "rc_wave.h"
+#include "drivers/drivers.h"
 #include "test_board_io_harness.h"
 
 static struct board_dev devs[] = {
 	{
 		.name = "rc", .what = "RC receiver on a UART", .kind = BOARD_DEV_UART,
-		.drv = { .kind = BOARD_DRV_RCIN_SBUS },
+		.driver = &sbus_driver,
 		.u.uart = { .cfg = { .path = "/dev/ttyS1", .baud = 100000 } },
 	},
 };
@@ -86,19 +87,19 @@ static void *handle(void *ctx, const char *name)
 	return strcmp(name, "rc") == 0 ? &((struct fix *)ctx)->rx.u : NULL;
 }
 
-static struct fix *fix_new(enum board_driver_kind kind)
+static struct fix *fix_new(const struct driver *drv)
 {
 	struct fix *x = calloc(1, sizeof(*x));
 
 	assert_non_null(x);
-	devs[0].drv.kind = kind;
+	devs[0].driver = drv;
 	x->rx.u.ops = &wire_ops;
 	x->f.now_us = 5000000;
 	x->f.advance = advance;
 	x->f.ctx = x;
 	bio_devices(&x->f, handle, x);
 	assert_int_equal(bio_open(&x->f), 0);
-	assert_true(bio_has_task(&x->f, "rcin-uart"));
+	assert_true(bio_has_task(&x->f, "rc"));
 	return x;
 }
 
@@ -125,7 +126,7 @@ static void send_frames(struct fix *x, const uint8_t *frame, size_t len, unsigne
 static void test_board_io_rcuart_decodes_sbus_bytes_into_the_hub(void **state)
 {
 	(void)state;
-	struct fix *x = fix_new(BOARD_DRV_RCIN_SBUS);
+	struct fix *x = fix_new(&sbus_driver);
 	static const uint16_t ch[16] = { 1000, 1100, 1200, 1300, 1400, 1500, 1600, 1700,
 					 1800, 1900, 2000, 1500, 1500, 1500, 1500, 1500 };
 	uint8_t frame[25];
@@ -147,7 +148,7 @@ static void test_board_io_rcuart_decodes_sbus_bytes_into_the_hub(void **state)
 static void test_board_io_rcuart_decodes_dsm_bytes_into_the_hub(void **state)
 {
 	(void)state;
-	struct fix *x = fix_new(BOARD_DRV_RCIN_DSM);
+	struct fix *x = fix_new(&dsm_driver);
 	static const uint16_t ch[6] = { 1500, 1400, 1100, 1600, 1900, 1200 };
 	uint8_t frame[16];
 

@@ -18,12 +18,14 @@
 
 #include "../emul/emul_gpio.h"
 #include "param/param.h"
+#include "drivers/buzzer.h"
+#include "drivers/drivers.h"
 #include "test_board_io_harness.h"
 
 static const struct board_dev devs[] = {
 	{
 		.name = "buzzer", .what = "buzzer on a GPIO line", .kind = BOARD_DEV_GPIO,
-		.drv = { .kind = BOARD_DRV_BUZZER },
+		.driver = &buzzer_driver,
 		.u.gpio = { .cfg = { .chip = "gpiochip0", .offset = 5, .dir = GPIO_DIR_OUTPUT } },
 	},
 };
@@ -77,7 +79,7 @@ static int setup(void **state)
 	bio_devices(&t->f, handle, t);
 	assert_int_equal(bio_open(&t->f), 0);
 	board_io_set_armed_source(&t->f.bio, test_armed);
-	assert_true(bio_has_task(&t->f, "tone"));
+	assert_true(bio_has_task(&t->f, "buzzer"));
 	*state = t;
 	return 0;
 }
@@ -116,8 +118,8 @@ static void test_board_io_tone_plays_startup_then_arm_and_disarm(void **state)
 	assert_string_equal(play(t, 600), "##################################################..........");
 	armed = false;
 	assert_string_equal(play(t, 400), "##########..........##########..........");
-	assert_int_equal(t->f.bio.tone.plays[BOARD_IO_TUNE_ARM], 1);
-	assert_int_equal(t->f.bio.tone.plays[BOARD_IO_TUNE_DISARM], 1);
+	assert_int_equal(buzzer_of(board_io_instance(&t->f.bio, "buzzer"))->plays[BUZZER_TUNE_ARM], 1);
+	assert_int_equal(buzzer_of(board_io_instance(&t->f.bio, "buzzer"))->plays[BUZZER_TUNE_DISARM], 1);
 }
 
 static void test_board_io_tone_repeats_failsafe_while_rc_is_lost(void **state)
@@ -132,7 +134,7 @@ static void test_board_io_tone_repeats_failsafe_while_rc_is_lost(void **state)
 	const char *s = play(t, 1500);
 	assert_null(strchr(s, '#'));
 	play(t, 4500);
-	assert_int_equal(t->f.bio.tone.plays[BOARD_IO_TUNE_FAILSAFE], 3);
+	assert_int_equal(buzzer_of(board_io_instance(&t->f.bio, "buzzer"))->plays[BUZZER_TUNE_FAILSAFE], 3);
 	/* Frames again: no more. */
 	fr.timestamp_us = t->f.now_us;
 	assert_int_equal(sensors_publish_rc(&t->f.hub, &fr), 0);
@@ -142,13 +144,13 @@ static void test_board_io_tone_repeats_failsafe_while_rc_is_lost(void **state)
 		sensors_publish_rc(&t->f.hub, &fr);
 		play(t, 500);
 	}
-	assert_int_equal(t->f.bio.tone.plays[BOARD_IO_TUNE_FAILSAFE], 3);
+	assert_int_equal(buzzer_of(board_io_instance(&t->f.bio, "buzzer"))->plays[BUZZER_TUNE_FAILSAFE], 3);
 	/* A receiver that says failsafe while its frames come. */
 	fr.failsafe = true;
 	fr.timestamp_us = t->f.now_us;
 	sensors_publish_rc(&t->f.hub, &fr);
 	play(t, 100);
-	assert_int_equal(t->f.bio.tone.plays[BOARD_IO_TUNE_FAILSAFE], 4);
+	assert_int_equal(buzzer_of(board_io_instance(&t->f.bio, "buzzer"))->plays[BUZZER_TUNE_FAILSAFE], 4);
 }
 
 static void test_board_io_tone_warns_of_a_battery_low_for_three_seconds(void **state)
@@ -162,13 +164,13 @@ static void test_board_io_tone_warns_of_a_battery_low_for_three_seconds(void **s
 	assert_int_equal(sensors_publish_battery(&t->f.hub, &b), 0);
 	assert_null(strchr(play(t, 2900), '#'));
 	play(t, 200);
-	assert_int_equal(t->f.bio.tone.plays[BOARD_IO_TUNE_LOW_BATTERY], 1);
+	assert_int_equal(buzzer_of(board_io_instance(&t->f.bio, "buzzer"))->plays[BUZZER_TUNE_LOW_BATTERY], 1);
 	play(t, 5000);
-	assert_int_equal(t->f.bio.tone.plays[BOARD_IO_TUNE_LOW_BATTERY], 2);
+	assert_int_equal(buzzer_of(board_io_instance(&t->f.bio, "buzzer"))->plays[BUZZER_TUNE_LOW_BATTERY], 2);
 	b.voltage_v = 11.5f;
 	sensors_publish_battery(&t->f.hub, &b);
 	play(t, 6000);
-	assert_int_equal(t->f.bio.tone.plays[BOARD_IO_TUNE_LOW_BATTERY], 2);
+	assert_int_equal(buzzer_of(board_io_instance(&t->f.bio, "buzzer"))->plays[BUZZER_TUNE_LOW_BATTERY], 2);
 }
 
 int main(void)

@@ -28,6 +28,9 @@
 #include "../emul/emul_ublox.h"
 #include "linux/hal_linux.h"
 #include "rcin_e2e.h"
+#include "drivers/drivers.h"
+#include "drivers/mpu.h"
+#include "drivers/ublox.h"
 #include "test_board_io_harness.h"
 
 #define G 9.80665f
@@ -126,7 +129,7 @@ static void test_board_io_zynq_brings_up_its_sensors_and_they_reach_the_hub(void
 
 	assert_true(bio_has_task(&z->f, "imu") && bio_has_task(&z->f, "baro") &&
 		    bio_has_task(&z->f, "gps") && bio_has_task(&z->f, "rcin"));
-	assert_false(bio_has_task(&z->f, "pwm-out"));   /* PL outputs: main writes them */
+	assert_false(bio_has_task(&z->f, "pwm"));   /* PL outputs: main writes them */
 	emul_mpu_set_raw(&z->mpu, acc, gyr, 0);
 	bio_run(&z->f, 500000);
 	assert_in_range(z->f.imu_count, 490, 501);
@@ -140,14 +143,14 @@ static void test_board_io_zynq_brings_up_its_sensors_and_they_reach_the_hub(void
 	assert_true(sensors_latest(&z->f.hub, SENSOR_MAG, &m) > 0);
 	uint32_t present, enabled, healthy;
 	board_io_sensor_bits(&z->f.bio, z->f.now_us, &present, &enabled, &healthy);
-	uint32_t want = BOARD_IO_SENSOR_GYRO | BOARD_IO_SENSOR_ACCEL | BOARD_IO_SENSOR_MAG |
-			BOARD_IO_SENSOR_ABS_PRESSURE | BOARD_IO_SENSOR_GPS |
-			BOARD_IO_SENSOR_MOTOR_OUTPUTS | BOARD_IO_SENSOR_RC_RECEIVER;
+	uint32_t want = DRV_SENSOR_GYRO | DRV_SENSOR_ACCEL | DRV_SENSOR_MAG |
+			DRV_SENSOR_ABS_PRESSURE | DRV_SENSOR_GPS |
+			DRV_SENSOR_MOTOR_OUTPUTS | DRV_SENSOR_RC_RECEIVER;
 	assert_int_equal(present, want);
-	assert_int_equal(healthy & (BOARD_IO_SENSOR_GYRO | BOARD_IO_SENSOR_ABS_PRESSURE |
-				    BOARD_IO_SENSOR_MOTOR_OUTPUTS),
-			 BOARD_IO_SENSOR_GYRO | BOARD_IO_SENSOR_ABS_PRESSURE |
-			 BOARD_IO_SENSOR_MOTOR_OUTPUTS);
+	assert_int_equal(healthy & (DRV_SENSOR_GYRO | DRV_SENSOR_ABS_PRESSURE |
+				    DRV_SENSOR_MOTOR_OUTPUTS),
+			 DRV_SENSOR_GYRO | DRV_SENSOR_ABS_PRESSURE |
+			 DRV_SENSOR_MOTOR_OUTPUTS);
 }
 
 static void test_board_io_zynq_decodes_sbus_from_the_pl_fifo(void **state)
@@ -198,7 +201,7 @@ static void test_board_io_zynq_sets_up_the_uart_gps_and_reads_nav_pvt(void **sta
 	assert_true(sensors_latest(&z->f.hub, SENSOR_GPS, &g) > 0);
 	assert_int_equal(g.fix, GPS_FIX_3D);
 	assert_float_equal(g.lat_deg, 48.1173, 1e-6);
-	assert_true(z->f.bio.gps.nav_pvt);
+	assert_true(ublox_dev_nav_pvt(board_io_instance(&z->f.bio, "gps")));
 }
 
 int main(void)

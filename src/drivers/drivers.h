@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The descriptor list: every driver a board table can name (.driver), each
+ * defined in its own file here. What a descriptor is: driver.h. Adding a
+ * chip adds its file, its line below and its line in meson.build.
+ */
+#ifndef FULMAR_DRIVERS_DRIVERS_H
+#define FULMAR_DRIVERS_DRIVERS_H
+
+#include "drivers/driver.h"
+
+extern const struct driver mpu6000_driver;     /* IMU, SPI (mpu_dev.c) */
+extern const struct driver mpu9250_driver;     /* IMU, SPI; .aux_ak8963: its compass too */
+extern const struct driver ms5611_driver;      /* barometer, SPI or I2C */
+extern const struct driver hmc5883l_driver;    /* compass, I2C */
+extern const struct driver ak8963_driver;      /* compass, I2C (a chip of its own) */
+extern const struct driver ms4525_driver;      /* pitot, I2C */
+extern const struct driver ublox_driver;       /* GPS, UART or SPI */
+extern const struct driver pca9685_driver;     /* servo outputs, I2C */
+extern const struct driver servo_mmio_driver;  /* servo outputs, MMIO (.rcout_mmio) */
+extern const struct driver rcin_pulse_driver;  /* RC, pulse capture (.rcin_gpio, .rcin_mmio) */
+extern const struct driver sbus_driver;        /* RC, SBUS bytes on a UART */
+extern const struct driver dsm_driver;         /* RC, Spektrum bytes on a UART */
+extern const struct driver batt_volt_driver;   /* battery voltage, analog */
+extern const struct driver batt_curr_driver;   /* battery current, analog (with a voltage) */
+extern const struct driver buzzer_driver;      /* buzzer, GPIO line */
+
+#endif
