@@ -251,7 +251,7 @@ struct estim_ekf_report {
 	float compass_variance, terrain_alt_variance, airspeed_variance;
 };
 
-/* Caller storage; members are private to estim.c. */
+/* Caller storage; members are private to the estimator (src/estim/estim*.c). */
 struct estim {
 	struct estim_config cfg;
 	/* raw IMU intake */

@@ -30,7 +30,7 @@ struct estim_accum {
 void estim_accum_init(struct estim_accum *a);
 
 /* Add one sample held over dt_s seconds (the time since the previous sample).
- * Non-finite values or dt_s <= 0 are the caller's to filter (estim.c does). */
+ * Non-finite values or dt_s <= 0 are the caller's to filter (estim_push_imu does). */
 void estim_accum_add(struct estim_accum *a, const float gyro_rad_s[3], const float accel_m_s2[3], float dt_s);
 
 /* Take the accumulated deltas and start a new interval. Returns the interval's

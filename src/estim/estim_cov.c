@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
+ * The estimator's covariance: its prediction through a filter step (the
+ * transition, then the process noise), its bounds and its resets.
+ *
  * P <- F P F' on the rows and columns it changes (estim_cov.h). With A = F P:
  *  - rows 0..8 of A are P's plus the G terms, each over all 27 columns;
  *  - rows 9..26 of A are P's;
@@ -12,7 +15,10 @@
  */
 #include "estim/estim_cov.h"
 
+#include <math.h>
 #include <string.h>
+
+#include "estim/estim_internal.h"
 
 #define N ESTIM_NSTATES
 #define NAV ESTIM_COV_NAV
@@ -81,5 +87,90 @@ void estim_cov_transition(float P[N][N], float R[3][3], const float dv_ned[3], c
 			P[i][j] = P[j][i] = 0.5f * (C[i][j] + C[j][i]);
 		for (int j = NAV; j < N; j++)
 			P[i][j] = P[j][i] = A[i][j];
+	}
+}
+
+/* Covariance bounds per state group: variances are kept in [0, max]. */
+static const float var_max[N] = {
+	1.0f, 1.0f, 1.0f,                       /* attitude, rad^2 */
+	1e4f, 1e4f, 1e4f,                       /* velocity */
+	1e6f, 1e6f, 1e6f,                       /* position */
+	1e-3f, 1e-3f, 1e-3f,                    /* gyro bias */
+	1.0f, 1.0f, 1.0f,                       /* accel bias */
+	0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f,     /* magnetic fields */
+	1e3f, 1e3f,                             /* wind */
+	1e4f,                                   /* baro bias */
+	0.01f, 0.01f, 0.01f,                    /* gyro scale factors */
+};
+
+/* Variances in [0, max]. A variance over its bound scales its whole row and
+ * column (keeps P positive semi-definite, unlike clipping the diagonal
+ * alone); a negative one zeroes them. P is exactly symmetric here and stays
+ * so: every writer of P keeps it so (estim_cov_transition, estim_fuse_scalar,
+ * the resets), so this needs no averaging of the two triangles. */
+void estim_cov_fix(struct estim *e)
+{
+	for (int i = 0; i < N; i++) {
+		float v = e->P[i][i];
+		if (v > var_max[i]) {
+			float k = sqrtf(var_max[i] / v);
+			for (int j = 0; j < N; j++) {
+				e->P[i][j] *= k;
+				e->P[j][i] *= k;
+			}
+		} else if (!(v > 0.0f)) {
+			for (int j = 0; j < N; j++)
+				e->P[i][j] = e->P[j][i] = 0.0f;
+		}
+	}
+}
+
+/* Zero the rows and columns of states [i0, i0+n) and set their variance. */
+void estim_cov_reset(struct estim *e, int i0, int n, float var)
+{
+	for (int i = i0; i < i0 + n; i++) {
+		for (int j = 0; j < N; j++)
+			e->P[i][j] = e->P[j][i] = 0.0f;
+		e->P[i][i] = var;
+	}
+}
+
+/* P = F P F' + Q, F from the strapdown error model (estim_cov.h: only the
+ * rows and columns of attitude, velocity and position change). */
+void estim_cov_predict(struct estim *e, float R[3][3], const float dv_ned[3], const float dang[3], float dt)
+{
+	float (*P)[N] = e->P;
+	estim_cov_transition(P, R, dv_ned, dang, dt);
+
+	const struct estim_config *c = &e->cfg;
+	float q[N];
+	for (int i = 0; i < 3; i++) {
+		q[ESTIM_S_ATT + i] = c->gyro_nsd * c->gyro_nsd * dt;
+		q[ESTIM_S_VEL + i] = c->accel_nsd * c->accel_nsd * dt;
+		q[ESTIM_S_POS + i] = 0.0f;
+		q[ESTIM_S_GYRO_BIAS + i] = c->gyro_bias_nsd * c->gyro_bias_nsd * dt;
+		q[ESTIM_S_ACC_BIAS + i] = c->accel_bias_nsd * c->accel_bias_nsd * dt;
+		q[ESTIM_S_MAG_EARTH + i] = c->mag_earth_nsd * c->mag_earth_nsd * dt;
+		q[ESTIM_S_MAG_BODY + i] = c->mag_body_nsd * c->mag_body_nsd * dt;
+		q[ESTIM_S_GYRO_SCALE + i] = c->gyro_scale_nsd * c->gyro_scale_nsd * dt;
+	}
+	q[ESTIM_S_WIND] = q[ESTIM_S_WIND + 1] = c->wind_nsd * c->wind_nsd * dt;
+	/* Without GPS the air mass keeps moving (turbulence, shear) in ways the
+	 * wind states, unobserved, cannot follow: the dead-reckoned position
+	 * takes that as a random walk. Adding it to the wind instead would let
+	 * airspeed fusion move the wind rather than hold the velocity. */
+	if (e->origin_set &&
+	    !estim_recent(e->t_delayed_us, e->innov[ESTIM_GPS_VEL].last_fused_us, estim_gps_timeout_s(e)))
+		q[ESTIM_S_POS] = q[ESTIM_S_POS + 1] = c->pos_nsd_dr * c->pos_nsd_dr * dt;
+	q[ESTIM_S_BARO_BIAS] = c->baro_bias_nsd * c->baro_bias_nsd * dt;
+	for (int i = 0; i < N; i++)
+		P[i][i] += q[i];
+	estim_cov_fix(e);
+	/* Inactive states keep their prior and no correlation. */
+	if (!e->wind_active)
+		estim_cov_reset(e, ESTIM_S_WIND, 2, 25.0f);
+	if (!e->mag_active) {
+		estim_cov_reset(e, ESTIM_S_MAG_EARTH, 3, 0.0025f);
+		estim_cov_reset(e, ESTIM_S_MAG_BODY, 3, 0.0025f);
 	}
 }
