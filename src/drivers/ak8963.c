@@ -263,48 +263,18 @@ static int ak8963_dev_probe(struct drv_inst *d, char *err, size_t err_len)
 	return 0;
 }
 
-static int ak8963_dev_setup(struct drv_inst *d, uint64_t now_us)
-{
-	struct mag_sample s;
-	int rc = ak8963_poll(d->priv, now_us, &s);
-	if (rc < 0)
-		return rc;
-	return ak8963_is_running(d->priv) ? 1 : 0;
-}
+static int poll_any(void *chip, uint64_t now_us, void *out) { return ak8963_poll(chip, now_us, out); }
+static uint64_t next_any(const void *chip) { return ak8963_next_poll_us(chip); }
+static bool running_any(const void *chip) { return ak8963_is_running(chip); }
 
-static uint64_t ak8963_dev_next(const struct drv_inst *d)
-{
-	return ak8963_next_poll_us(d->priv);
-}
-
-static void ak8963_dev_detail(const struct drv_inst *d, char *buf, size_t len)
-{
-	(void)d;
-	snprintf(buf, len, " (WIA)");
-}
-
-static void ak8963_task(void *ctx, uint64_t now_us)
-{
-	struct drv_inst *d = ctx;
-	struct mag_sample s;
-	int rc = ak8963_poll(d->priv, now_us, &s);
-	if (rc < 0)
-		drv_error(d->slot);
-	else if (rc > 0 && drv_publish(d, SENSOR_MAG, &s) == 0)
-		drv_ok(d->slot, now_us, 1);
-	drv_running(d->slot, ak8963_is_running(d->priv));
-}
-
-static size_t ak8963_dev_tasks(struct drv_inst *d, struct sched_task out[2])
-{
-	return drv_task(d, out, 0, NULL, SCHED_TIMER, 100, ak8963_task);
-}
+static const struct drv_polled polled = {
+	.kind = SENSOR_MAG, .poll = poll_any, .next_us = next_any, .is_running = running_any,
+	.rate_hz = 100, .detail = " (WIA)",
+};
 
 const struct driver ak8963_driver = {
 	.name = "AK8963", .buses = DRV_BUS(BOARD_DEV_I2C), .role = "AK8963", .pass = 1,
-	.priv_size = sizeof(struct ak8963),
-	.probe = ak8963_dev_probe, .setup = ak8963_dev_setup, .next_us = ak8963_dev_next,
-	.setup_detail = ak8963_dev_detail,
+	.priv_size = sizeof(struct ak8963), .probe = ak8963_dev_probe, DRV_POLLED(&polled),
 	.bits = DRV_SENSOR_MAG, .bits2 = DRV_SENSOR_MAG2, .stale_us = DRV_SLOW_STALE_US,
-	.running_at_start = true, .tasks = ak8963_dev_tasks,
+	.running_at_start = true,
 };

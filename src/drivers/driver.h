@@ -106,6 +106,22 @@ struct driver;
 struct drv_inst;
 struct rcout;
 
+/*
+ * Most sensors are a chip polled on the timer thread: *_poll() advances its
+ * set-up or gives a sample, *_next_poll_us() says when to come back. Such a
+ * driver gives these three (wrapping its own typed functions) and takes
+ * DRV_POLLED() in its descriptor for the set-up and the task (polled.c).
+ */
+struct drv_polled {
+	enum sensor_kind kind;         /* what its samples are */
+	int (*poll)(void *chip, uint64_t now_us, void *sample);  /* 1 a sample, 0 none, <0 error */
+	uint64_t (*next_us)(const void *chip);
+	bool (*is_running)(const void *chip);  /* NULL: running once a sample came */
+	uint32_t rate_hz;              /* the task's; 0 every timer wake (polled when due) */
+	bool eio_answers;              /* at set-up, -EIO is the chip's own fault bits: it answers */
+	const char *detail;            /* for the message when nothing answers */
+};
+
 /* What the board backend does for its drivers. */
 struct drv_host {
 	/* Owner thread: a sample into the sensor hub (IMU: its ring). 0, or <0 refused. */
@@ -180,6 +196,7 @@ struct driver {
 	int (*start)(struct drv_inst *d, char *err, size_t err_len);
 	/* Its tasks, at most 2 (the instance is their context). */
 	size_t (*tasks)(struct drv_inst *d, struct sched_task out[2]);
+	const struct drv_polled *polled;   /* with DRV_POLLED() */
 	/* Servo outputs it drives (main thread writes them), or NULL. */
 	struct rcout *(*outputs)(struct drv_inst *d);
 	/* After the threads stopped: outputs off, backends closed. */
@@ -190,6 +207,14 @@ static inline int drv_publish(struct drv_inst *d, enum sensor_kind k, const void
 {
 	return d->host->publish(d->host->ctx, k, sample);
 }
+
+int drv_polled_setup(struct drv_inst *d, uint64_t now_us);
+uint64_t drv_polled_next(const struct drv_inst *d);
+void drv_polled_detail(const struct drv_inst *d, char *buf, size_t len);
+size_t drv_polled_tasks(struct drv_inst *d, struct sched_task out[2]);
+#define DRV_POLLED(p) \
+	.polled = (p), .setup = drv_polled_setup, .next_us = drv_polled_next, \
+	.setup_detail = drv_polled_detail, .tasks = drv_polled_tasks
 
 /* One task, named after the device (suffix NULL) or "<device>-<suffix>". */
 size_t drv_task(struct drv_inst *d, struct sched_task *out, unsigned int i, const char *suffix,

@@ -128,42 +128,16 @@ static int ms4525_dev_probe(struct drv_inst *d, char *err, size_t err_len)
 	return 0;
 }
 
-static int ms4525_dev_setup(struct drv_inst *d, uint64_t now_us)
-{
-	struct airspeed_sample s;
-	int rc = ms4525_poll(d->priv, now_us, &s);
-	if (rc == -EIO)
-		return 0;  /* the sensor's own fault bits: it answers */
-	return rc;
-}
+static int poll_any(void *chip, uint64_t now_us, void *out) { return ms4525_poll(chip, now_us, out); }
+static uint64_t next_any(const void *chip) { return ms4525_next_poll_us(chip); }
 
-static uint64_t ms4525_dev_next(const struct drv_inst *d)
-{
-	return ms4525_next_poll_us(d->priv);
-}
-
-static void ms4525_task(void *ctx, uint64_t now_us)
-{
-	struct drv_inst *d = ctx;
-	struct airspeed_sample s;
-	int rc = ms4525_poll(d->priv, now_us, &s);
-	if (rc < 0) {
-		drv_error(d->slot);
-	} else if (rc > 0 && drv_publish(d, SENSOR_AIRSPEED, &s) == 0) {
-		drv_ok(d->slot, now_us, 1);
-		drv_running(d->slot, true);
-	}
-}
-
-static size_t ms4525_dev_tasks(struct drv_inst *d, struct sched_task out[2])
-{
-	return drv_task(d, out, 0, NULL, SCHED_TIMER, 100, ms4525_task);
-}
+static const struct drv_polled polled = {
+	.kind = SENSOR_AIRSPEED, .poll = poll_any, .next_us = next_any, .rate_hz = 100,
+	.eio_answers = true,
+};
 
 const struct driver ms4525_driver = {
 	.name = "MS4525DO", .buses = DRV_BUS(BOARD_DEV_I2C), .role = "pitot", .pass = 1,
-	.priv_size = sizeof(struct ms4525),
-	.probe = ms4525_dev_probe, .setup = ms4525_dev_setup, .next_us = ms4525_dev_next,
+	.priv_size = sizeof(struct ms4525), .probe = ms4525_dev_probe, DRV_POLLED(&polled),
 	.bits = DRV_SENSOR_DIFF_PRESSURE, .stale_us = DRV_SLOW_STALE_US, .running_at_start = true,
-	.tasks = ms4525_dev_tasks,
 };

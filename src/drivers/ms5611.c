@@ -295,7 +295,7 @@ const struct ms5611_stats *ms5611_stats(const struct ms5611 *b)
 	return &b->stats;
 }
 
-/* ---- as a board device (driver.h): a barometer on SPI or I2C, polled each timer wake ---- */
+/* ---- as a board device (driver.h): a barometer on SPI or I2C, polled when due ---- */
 
 static int ms5611_dev_probe(struct drv_inst *d, char *err, size_t err_len)
 {
@@ -315,53 +315,18 @@ static int ms5611_dev_probe(struct drv_inst *d, char *err, size_t err_len)
 	return 0;
 }
 
-static int ms5611_dev_setup(struct drv_inst *d, uint64_t now_us)
-{
-	struct baro_sample s;
-	int rc = ms5611_poll(d->priv, now_us, &s);
-	if (rc < 0)
-		return rc;
-	return ms5611_is_running(d->priv) ? 1 : 0;
-}
+static int poll_any(void *chip, uint64_t now_us, void *out) { return ms5611_poll(chip, now_us, out); }
+static uint64_t next_any(const void *chip) { return ms5611_next_poll_us(chip); }
+static bool running_any(const void *chip) { return ms5611_is_running(chip); }
 
-static uint64_t ms5611_dev_next(const struct drv_inst *d)
-{
-	return ms5611_next_poll_us(d->priv);
-}
-
-static void ms5611_dev_detail(const struct drv_inst *d, char *buf, size_t len)
-{
-	(void)d;
-	snprintf(buf, len, " (reset and PROM read)");
-}
-
-static void ms5611_task(void *ctx, uint64_t now_us)
-{
-	struct drv_inst *d = ctx;
-	struct ms5611 *b = d->priv;
-	if (now_us < ms5611_next_poll_us(b))
-		return;
-	struct baro_sample s;
-	int rc = ms5611_poll(b, now_us, &s);
-	if (rc < 0)
-		drv_error(d->slot);
-	else if (rc > 0 && drv_publish(d, SENSOR_BARO, &s) == 0)
-		drv_ok(d->slot, now_us, 1);
-	else if (rc > 0)
-		drv_error(d->slot);
-	drv_running(d->slot, ms5611_is_running(b));
-}
-
-static size_t ms5611_dev_tasks(struct drv_inst *d, struct sched_task out[2])
-{
-	return drv_task(d, out, 0, NULL, SCHED_TIMER, 0, ms5611_task);
-}
+static const struct drv_polled polled = {
+	.kind = SENSOR_BARO, .poll = poll_any, .next_us = next_any, .is_running = running_any,
+	.detail = " (reset and PROM read)",
+};
 
 const struct driver ms5611_driver = {
 	.name = "MS5611", .buses = DRV_BUS(BOARD_DEV_SPI) | DRV_BUS(BOARD_DEV_I2C),
 	.role = "barometer", .pass = 1, .priv_size = sizeof(struct ms5611),
-	.probe = ms5611_dev_probe, .setup = ms5611_dev_setup, .next_us = ms5611_dev_next,
-	.setup_detail = ms5611_dev_detail,
+	.probe = ms5611_dev_probe, DRV_POLLED(&polled),
 	.bits = DRV_SENSOR_ABS_PRESSURE, .stale_us = DRV_SLOW_STALE_US, .running_at_start = true,
-	.tasks = ms5611_dev_tasks,
 };
