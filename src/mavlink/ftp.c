@@ -160,19 +160,19 @@ long ftp_param_pack(const char *query, uint8_t *buf, size_t len)
 
 /* --- paths ---------------------------------------------------------------- */
 
-enum area {
-	AREA_TOP = 1,        /* "/" */
-	AREA_APM,            /* "/APM" */
-	AREA_PARAM_DIR,
-	AREA_SYS_DIR,
-	AREA_PARAM_FILE,
-	AREA_SYS_FILE,
-	AREA_LOGS,           /* under log_dir, read-only */
-	AREA_WRITABLE,       /* under root */
+enum ftp_area {
+	FTP_AREA_TOP = 1,        /* "/" */
+	FTP_AREA_APM,            /* "/APM" */
+	FTP_AREA_PARAM_DIR,
+	FTP_AREA_SYS_DIR,
+	FTP_AREA_PARAM_FILE,
+	FTP_AREA_SYS_FILE,
+	FTP_AREA_LOGS,           /* under log_dir, read-only */
+	FTP_AREA_WRITABLE,       /* under root */
 };
 
-struct path {
-	enum area area;
+struct ftp_path {
+	enum ftp_area area;
 	char rel[FTP_PATH_MAX + 1];   /* under the area's directory; "" the directory itself */
 	char leaf[FTP_PATH_MAX + 1];  /* a virtual file's name */
 	char query[FTP_PATH_MAX + 1];
@@ -191,7 +191,8 @@ static bool is_sys_name(const struct ftp *f, const char *name)
  * ".." is refused whatever it would resolve to: a ground station has no
  * business walking up, and refusing it whole leaves nothing to get wrong.
  */
-static enum ftp_err parse_path(struct ftp *f, const uint8_t *text, size_t len, struct path *p)
+static enum ftp_err ftp_parse_path(struct ftp *f, const uint8_t *text, size_t len,
+				   struct ftp_path *p)
 {
 	char buf[FTP_PATH_MAX + 1];
 	size_t n = strnlen((const char *)text, len < FTP_PATH_MAX ? len : FTP_PATH_MAX);
@@ -218,18 +219,18 @@ static enum ftp_err parse_path(struct ftp *f, const uint8_t *text, size_t len, s
 	}
 	unsigned int first = 0;
 	if (nc == 0) {
-		p->area = AREA_TOP;
+		p->area = FTP_AREA_TOP;
 		return FTP_ERR_NONE;
 	}
 	if (strcmp(comp[0], "@PARAM") == 0 || strcmp(comp[0], "@SYS") == 0) {
 		bool param = comp[0][1] == 'P';
 		if (nc == 1) {
-			p->area = param ? AREA_PARAM_DIR : AREA_SYS_DIR;
+			p->area = param ? FTP_AREA_PARAM_DIR : FTP_AREA_SYS_DIR;
 			return FTP_ERR_NONE;
 		}
 		if (nc > 2 || (param ? strcmp(comp[1], "param.pck") != 0 : !is_sys_name(f, comp[1])))
 			return FTP_ERR_FILE_NOT_FOUND;
-		p->area = param ? AREA_PARAM_FILE : AREA_SYS_FILE;
+		p->area = param ? FTP_AREA_PARAM_FILE : FTP_AREA_SYS_FILE;
 		snprintf(p->leaf, sizeof(p->leaf), "%s", comp[1]);
 		return FTP_ERR_NONE;
 	}
@@ -239,17 +240,17 @@ static enum ftp_err parse_path(struct ftp *f, const uint8_t *text, size_t len, s
 		if (!f->cfg.log_dir)
 			return FTP_ERR_FILE_NOT_FOUND;
 		if (nc == 1) {
-			p->area = AREA_APM;
+			p->area = FTP_AREA_APM;
 			return FTP_ERR_NONE;
 		}
 		if (strcmp(comp[1], "LOGS") != 0)
 			return FTP_ERR_FILE_NOT_FOUND;
-		p->area = AREA_LOGS;
+		p->area = FTP_AREA_LOGS;
 		first = 2;
 	} else {
 		if (!f->cfg.root)
 			return FTP_ERR_FILE_NOT_FOUND;
-		p->area = AREA_WRITABLE;
+		p->area = FTP_AREA_WRITABLE;
 	}
 	size_t pos = 0;
 	for (unsigned int i = first; i < nc; i++)
@@ -258,9 +259,9 @@ static enum ftp_err parse_path(struct ftp *f, const uint8_t *text, size_t len, s
 	return FTP_ERR_NONE;
 }
 
-static const char *area_dir(const struct ftp *f, enum area a)
+static const char *area_dir(const struct ftp *f, enum ftp_area a)
 {
-	return a == AREA_LOGS ? f->cfg.log_dir : f->cfg.root;
+	return a == FTP_AREA_LOGS ? f->cfg.log_dir : f->cfg.root;
 }
 
 static enum ftp_err errno_err(int e)
@@ -297,7 +298,7 @@ static int open_at(struct ftp *f, int dfd, const char *name, int flags, mode_t m
  * points *leaf at that component ("" for the directory itself). Returns the
  * directory's fd or -errno (-ELOOP: a symbolic link on the way, counted).
  */
-static int walk(struct ftp *f, enum area a, char *rel, const char **leaf)
+static int ftp_walk(struct ftp *f, enum ftp_area a, char *rel, const char **leaf)
 {
 	int dfd = open(area_dir(f, a), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
@@ -316,10 +317,10 @@ static int walk(struct ftp *f, enum area a, char *rel, const char **leaf)
 }
 
 /* Opens rel itself (flags without O_NOFOLLOW: added here). Returns an fd or -errno. */
-static int open_path(struct ftp *f, enum area a, char *rel, int flags, mode_t mode)
+static int ftp_open_path(struct ftp *f, enum ftp_area a, char *rel, int flags, mode_t mode)
 {
 	const char *leaf;
-	int dfd = walk(f, a, rel, &leaf);
+	int dfd = ftp_walk(f, a, rel, &leaf);
 	if (dfd < 0)
 		return dfd;
 	if (!*leaf)
@@ -329,11 +330,11 @@ static int open_path(struct ftp *f, enum area a, char *rel, int flags, mode_t mo
 	return fd;
 }
 
-/* open_path, and a regular file only (a directory or a device is -EISDIR). */
-static int open_regular(struct ftp *f, enum area area, char *rel, int flags, mode_t mode,
-			struct stat *st)
+/* ftp_open_path, and a regular file only (a directory or a device is -EISDIR). */
+static int ftp_open_regular(struct ftp *f, enum ftp_area area, char *rel, int flags,
+			    mode_t mode, struct stat *st)
 {
-	int fd = open_path(f, area, rel, flags, mode);
+	int fd = ftp_open_path(f, area, rel, flags, mode);
 	if (fd >= 0 && (fstat(fd, st) != 0 || !S_ISREG(st->st_mode))) {
 		close(fd);
 		fd = -EISDIR;
@@ -364,7 +365,7 @@ static void reply_init(const struct ftp_msg *req, struct ftp_msg *r)
 	r->offset = req->offset;
 }
 
-static void nak(struct ftp *f, struct ftp_msg *r, enum ftp_err err, int e)
+static void ftp_nak(struct ftp *f, struct ftp_msg *r, enum ftp_err err, int e)
 {
 	r->opcode = FTP_OP_NAK;
 	r->size = 1;
@@ -377,20 +378,20 @@ static void nak(struct ftp *f, struct ftp_msg *r, enum ftp_err err, int e)
 }
 
 /* A malformed request: said with its NAK, and counted apart from a plain "no". */
-static void reject(struct ftp *f, struct ftp_msg *r, enum ftp_err err)
+static void ftp_reject(struct ftp *f, struct ftp_msg *r, enum ftp_err err)
 {
 	f->stats.rejected++;
-	nak(f, r, err, 0);
+	ftp_nak(f, r, err, 0);
 }
 
-static void nak_errno(struct ftp *f, struct ftp_msg *r, int e)
+static void ftp_nak_errno(struct ftp *f, struct ftp_msg *r, int e)
 {
-	nak(f, r, e == ELOOP ? FTP_ERR_FILE_PROTECTED : errno_err(e), e);
+	ftp_nak(f, r, e == ELOOP ? FTP_ERR_FILE_PROTECTED : errno_err(e), e);
 }
 
 /* --- sessions ------------------------------------------------------------- */
 
-static void session_close(struct ftp *f, unsigned int s)
+static void ftp_session_close(struct ftp *f, unsigned int s)
 {
 	struct ftp_session *ss = &f->session[s];
 	if (ss->kind == FTP_SESSION_READ || ss->kind == FTP_SESSION_WRITE)
@@ -401,7 +402,7 @@ static void session_close(struct ftp *f, unsigned int s)
 		f->burst.active = false;
 }
 
-static int session_free(const struct ftp *f)
+static int ftp_session_free(const struct ftp *f)
 {
 	for (unsigned int s = 0; s < FTP_SESSIONS; s++)
 		if (f->session[s].kind == FTP_SESSION_FREE)
@@ -410,30 +411,30 @@ static int session_free(const struct ftp *f)
 }
 
 /* The request's session when it is open and this link's, else NULL (and the NAK). */
-static struct ftp_session *session_of(struct ftp *f, int link, const struct ftp_msg *req,
-				      struct ftp_msg *r)
+static struct ftp_session *ftp_session_of(struct ftp *f, int link, const struct ftp_msg *req,
+					  struct ftp_msg *r)
 {
 	if (req->session >= FTP_SESSIONS || f->session[req->session].kind == FTP_SESSION_FREE ||
 	    f->session[req->session].link != link) {
-		reject(f, r, FTP_ERR_INVALID_SESSION);
+		ftp_reject(f, r, FTP_ERR_INVALID_SESSION);
 		return NULL;
 	}
 	return &f->session[req->session];
 }
 
 /* A virtual file's bytes into buf; its length or -errno. */
-static long virtual_read(struct ftp *f, const struct path *p, uint8_t *buf, size_t len)
+static long ftp_virtual_read(struct ftp *f, const struct ftp_path *p, uint8_t *buf, size_t len)
 {
-	if (p->area == AREA_PARAM_FILE)
+	if (p->area == FTP_AREA_PARAM_FILE)
 		return ftp_param_pack(p->query, buf, len);
 	if (!f->cfg.sys_read)
 		return -ENOENT;
 	return f->cfg.sys_read(f->cfg.sys_ctx, p->leaf, (char *)buf, len);
 }
 
-static bool is_virtual(enum area a)
+static bool ftp_is_virtual(enum ftp_area a)
 {
-	return a == AREA_PARAM_FILE || a == AREA_SYS_FILE;
+	return a == FTP_AREA_PARAM_FILE || a == FTP_AREA_SYS_FILE;
 }
 
 /* --- the operations ------------------------------------------------------- */
@@ -465,37 +466,37 @@ static void list_entry(int dfd, const char *name, char *out, size_t len)
 		snprintf(out, len, "S");
 }
 
-static void op_list(struct ftp *f, struct path *p, const struct ftp_msg *req, struct ftp_msg *r)
+static void op_list(struct ftp *f, struct ftp_path *p, const struct ftp_msg *req, struct ftp_msg *r)
 {
 	char virt[8][48];
 	unsigned int nv = 0;
 	bool real = false;
 	switch (p->area) {
-	case AREA_TOP:
+	case FTP_AREA_TOP:
 		snprintf(virt[nv++], sizeof(virt[0]), "D@PARAM");
 		snprintf(virt[nv++], sizeof(virt[0]), "D@SYS");
 		if (f->cfg.log_dir)
 			snprintf(virt[nv++], sizeof(virt[0]), "DAPM");
 		real = f->cfg.root != NULL;
-		p->area = AREA_WRITABLE;
+		p->area = FTP_AREA_WRITABLE;
 		break;
-	case AREA_APM:
+	case FTP_AREA_APM:
 		snprintf(virt[nv++], sizeof(virt[0]), "DLOGS");
 		break;
-	case AREA_PARAM_DIR: {
+	case FTP_AREA_PARAM_DIR: {
 		/* The size a plain open would give. */
 		long n = ftp_param_pack(NULL, f->crc_vbuf, sizeof(f->crc_vbuf));
 		snprintf(virt[nv++], sizeof(virt[0]), "Fparam.pck\t%ld", n < 0 ? 0 : n);
 		break;
 	}
-	case AREA_SYS_DIR:
+	case FTP_AREA_SYS_DIR:
 		/* Their size is known only once made: 0, as ArduPilot says of its own. */
 		for (const char *const *n = f->cfg.sys_names; n && *n && nv < 8; n++)
 			snprintf(virt[nv++], sizeof(virt[0]), "F%s\t0", *n);
 		break;
-	case AREA_PARAM_FILE:
-	case AREA_SYS_FILE:
-		nak(f, r, FTP_ERR_FAIL_ERRNO, ENOTDIR);
+	case FTP_AREA_PARAM_FILE:
+	case FTP_AREA_SYS_FILE:
+		ftp_nak(f, r, FTP_ERR_FAIL_ERRNO, ENOTDIR);
 		return;
 	default:
 		real = true;
@@ -506,15 +507,15 @@ static void op_list(struct ftp *f, struct path *p, const struct ftp_msg *req, st
 		if (idx >= req->offset && !list_add(r, virt[i]))
 			return;
 	if (real) {
-		int fd = open_path(f, p->area, p->rel, O_RDONLY | O_DIRECTORY, 0);
+		int fd = ftp_open_path(f, p->area, p->rel, O_RDONLY | O_DIRECTORY, 0);
 		if (fd < 0) {
-			nak_errno(f, r, -fd);
+			ftp_nak_errno(f, r, -fd);
 			return;
 		}
 		DIR *d = fdopendir(fd);
 		if (!d) {
 			close(fd);
-			nak_errno(f, r, errno);
+			ftp_nak_errno(f, r, errno);
 			return;
 		}
 		bool top = nv > 0;   /* only the top mixes the virtual with the real */
@@ -533,38 +534,38 @@ static void op_list(struct ftp *f, struct path *p, const struct ftp_msg *req, st
 		closedir(d);
 	}
 	if (r->size == 0)
-		nak(f, r, FTP_ERR_EOF, 0);
+		ftp_nak(f, r, FTP_ERR_EOF, 0);
 }
 
-static void op_open_ro(struct ftp *f, int link, struct path *p, struct ftp_msg *r)
+static void op_open_ro(struct ftp *f, int link, struct ftp_path *p, struct ftp_msg *r)
 {
-	int s = session_free(f);
+	int s = ftp_session_free(f);
 	if (s < 0) {
-		nak(f, r, FTP_ERR_NO_SESSIONS_AVAILABLE, 0);
+		ftp_nak(f, r, FTP_ERR_NO_SESSIONS_AVAILABLE, 0);
 		return;
 	}
 	struct ftp_session *ss = &f->session[s];
-	if (is_virtual(p->area)) {
-		long n = virtual_read(f, p, ss->vbuf, sizeof(ss->vbuf));
+	if (ftp_is_virtual(p->area)) {
+		long n = ftp_virtual_read(f, p, ss->vbuf, sizeof(ss->vbuf));
 		if (n < 0) {
-			nak_errno(f, r, (int)-n);
+			ftp_nak_errno(f, r, (int)-n);
 			return;
 		}
 		ss->kind = FTP_SESSION_VIRTUAL;
 		ss->vlen = (uint32_t)n;
 		ss->size = (uint32_t)n;
-	} else if (p->area == AREA_LOGS || p->area == AREA_WRITABLE) {
+	} else if (p->area == FTP_AREA_LOGS || p->area == FTP_AREA_WRITABLE) {
 		struct stat st;
-		int fd = open_regular(f, p->area, p->rel, O_RDONLY, 0, &st);
+		int fd = ftp_open_regular(f, p->area, p->rel, O_RDONLY, 0, &st);
 		if (fd < 0) {
-			nak_errno(f, r, -fd);
+			ftp_nak_errno(f, r, -fd);
 			return;
 		}
 		ss->kind = FTP_SESSION_READ;
 		ss->fd = fd;
 		ss->size = st.st_size > UINT32_MAX ? UINT32_MAX : (uint32_t)st.st_size;
 	} else {
-		nak(f, r, FTP_ERR_FAIL_ERRNO, EISDIR);
+		ftp_nak(f, r, FTP_ERR_FAIL_ERRNO, EISDIR);
 		return;
 	}
 	ss->link = link;
@@ -574,7 +575,7 @@ static void op_open_ro(struct ftp *f, int link, struct path *p, struct ftp_msg *
 }
 
 /* Reads up to n bytes of a session at ofs into out; the count, or -errno. */
-static long session_read(const struct ftp_session *ss, uint32_t ofs, uint8_t *out, size_t n)
+static long ftp_session_read(const struct ftp_session *ss, uint32_t ofs, uint8_t *out, size_t n)
 {
 	if (ss->kind == FTP_SESSION_VIRTUAL) {
 		if (ofs >= ss->vlen)
@@ -589,22 +590,22 @@ static long session_read(const struct ftp_session *ss, uint32_t ofs, uint8_t *ou
 
 static void op_read(struct ftp *f, int link, const struct ftp_msg *req, struct ftp_msg *r)
 {
-	struct ftp_session *ss = session_of(f, link, req, r);
+	struct ftp_session *ss = ftp_session_of(f, link, req, r);
 	if (!ss)
 		return;
 	if (ss->kind == FTP_SESSION_WRITE) {
-		reject(f, r, FTP_ERR_INVALID_SESSION);
+		ftp_reject(f, r, FTP_ERR_INVALID_SESSION);
 		return;
 	}
 	if (req->size == 0 || req->size > FTP_DATA_MAX) {
-		reject(f, r, FTP_ERR_INVALID_DATA_SIZE);
+		ftp_reject(f, r, FTP_ERR_INVALID_DATA_SIZE);
 		return;
 	}
-	long n = session_read(ss, req->offset, r->data, req->size);
+	long n = ftp_session_read(ss, req->offset, r->data, req->size);
 	if (n < 0) {
-		nak_errno(f, r, (int)-n);
+		ftp_nak_errno(f, r, (int)-n);
 	} else if (n == 0) {
-		nak(f, r, FTP_ERR_EOF, 0);
+		ftp_nak(f, r, FTP_ERR_EOF, 0);
 	} else {
 		r->size = (uint8_t)n;
 		f->stats.bytes_read += (uint64_t)n;
@@ -614,16 +615,16 @@ static void op_read(struct ftp *f, int link, const struct ftp_msg *req, struct f
 static bool op_burst(struct ftp *f, int link, uint8_t sys, uint8_t comp,
 		     const struct ftp_msg *req, struct ftp_msg *r)
 {
-	struct ftp_session *ss = session_of(f, link, req, r);
+	struct ftp_session *ss = ftp_session_of(f, link, req, r);
 	if (!ss)
 		return false;
 	if (ss->kind == FTP_SESSION_WRITE) {
-		reject(f, r, FTP_ERR_INVALID_SESSION);
+		ftp_reject(f, r, FTP_ERR_INVALID_SESSION);
 		return false;
 	}
 	/* ArduPilot's extension: size sets the block of each reply, 0 the largest. */
 	if (req->size > FTP_DATA_MAX) {
-		reject(f, r, FTP_ERR_INVALID_DATA_SIZE);
+		ftp_reject(f, r, FTP_ERR_INVALID_DATA_SIZE);
 		return false;
 	}
 	/* One burst at a time: a new request replaces the old (its owner asks again). */
@@ -635,28 +636,28 @@ static bool op_burst(struct ftp *f, int link, uint8_t sys, uint8_t comp,
 	return true;
 }
 
-static bool writable(struct ftp *f, const struct path *p, struct ftp_msg *r)
+static bool writable(struct ftp *f, const struct ftp_path *p, struct ftp_msg *r)
 {
-	if (p->area == AREA_WRITABLE && p->rel[0])
+	if (p->area == FTP_AREA_WRITABLE && p->rel[0])
 		return true;
-	nak(f, r, FTP_ERR_FILE_PROTECTED, 0);
+	ftp_nak(f, r, FTP_ERR_FILE_PROTECTED, 0);
 	return false;
 }
 
-static void op_open_wo(struct ftp *f, int link, struct path *p, bool create, struct ftp_msg *r)
+static void op_open_wo(struct ftp *f, int link, struct ftp_path *p, bool create, struct ftp_msg *r)
 {
 	if (!writable(f, p, r))
 		return;
-	int s = session_free(f);
+	int s = ftp_session_free(f);
 	if (s < 0) {
-		nak(f, r, FTP_ERR_NO_SESSIONS_AVAILABLE, 0);
+		ftp_nak(f, r, FTP_ERR_NO_SESSIONS_AVAILABLE, 0);
 		return;
 	}
 	int flags = O_WRONLY | (create ? O_CREAT | O_TRUNC : 0);
 	struct stat st;
-	int fd = open_regular(f, p->area, p->rel, flags, 0644, &st);
+	int fd = ftp_open_regular(f, p->area, p->rel, flags, 0644, &st);
 	if (fd < 0) {
-		nak_errno(f, r, -fd);
+		ftp_nak_errno(f, r, -fd);
 		return;
 	}
 	f->session[s].kind = FTP_SESSION_WRITE;
@@ -667,39 +668,39 @@ static void op_open_wo(struct ftp *f, int link, struct path *p, bool create, str
 
 static void op_write(struct ftp *f, int link, const struct ftp_msg *req, struct ftp_msg *r)
 {
-	struct ftp_session *ss = session_of(f, link, req, r);
+	struct ftp_session *ss = ftp_session_of(f, link, req, r);
 	if (!ss)
 		return;
 	if (ss->kind != FTP_SESSION_WRITE) {
-		reject(f, r, FTP_ERR_INVALID_SESSION);
+		ftp_reject(f, r, FTP_ERR_INVALID_SESSION);
 		return;
 	}
 	if (req->size == 0 || req->size > FTP_DATA_MAX) {
-		reject(f, r, FTP_ERR_INVALID_DATA_SIZE);
+		ftp_reject(f, r, FTP_ERR_INVALID_DATA_SIZE);
 		return;
 	}
 	if ((uint64_t)req->offset + req->size > FTP_WRITE_MAX) {
 		f->stats.rejected++;
-		nak(f, r, FTP_ERR_FAIL_ERRNO, EFBIG);
+		ftp_nak(f, r, FTP_ERR_FAIL_ERRNO, EFBIG);
 		return;
 	}
 	ssize_t n = pwrite(ss->fd, req->data, req->size, (off_t)req->offset);
 	if (n != req->size) {
-		nak_errno(f, r, n < 0 ? errno : ENOSPC);
+		ftp_nak_errno(f, r, n < 0 ? errno : ENOSPC);
 		return;
 	}
 	f->stats.bytes_written += (uint64_t)n;
 }
 
 /* Remove a file or a directory, make a directory: one call on the parent. */
-static void op_path_call(struct ftp *f, struct path *p, enum ftp_opcode op, struct ftp_msg *r)
+static void op_path_call(struct ftp *f, struct ftp_path *p, enum ftp_opcode op, struct ftp_msg *r)
 {
 	if (!writable(f, p, r))
 		return;
 	const char *leaf;
-	int dfd = walk(f, p->area, p->rel, &leaf);
+	int dfd = ftp_walk(f, p->area, p->rel, &leaf);
 	if (dfd < 0) {
-		nak_errno(f, r, -dfd);
+		ftp_nak_errno(f, r, -dfd);
 		return;
 	}
 	int rc;
@@ -710,29 +711,29 @@ static void op_path_call(struct ftp *f, struct path *p, enum ftp_opcode op, stru
 	int e = errno;
 	close(dfd);
 	if (rc != 0)
-		nak_errno(f, r, e);
+		ftp_nak_errno(f, r, e);
 }
 
-static void op_truncate(struct ftp *f, struct path *p, const struct ftp_msg *req,
+static void op_truncate(struct ftp *f, struct ftp_path *p, const struct ftp_msg *req,
 			struct ftp_msg *r)
 {
 	if (!writable(f, p, r))
 		return;
 	if (req->offset > FTP_WRITE_MAX) {
 		f->stats.rejected++;
-		nak(f, r, FTP_ERR_FAIL_ERRNO, EFBIG);
+		ftp_nak(f, r, FTP_ERR_FAIL_ERRNO, EFBIG);
 		return;
 	}
-	int fd = open_path(f, p->area, p->rel, O_WRONLY, 0);
+	int fd = ftp_open_path(f, p->area, p->rel, O_WRONLY, 0);
 	if (fd < 0) {
-		nak_errno(f, r, -fd);
+		ftp_nak_errno(f, r, -fd);
 		return;
 	}
 	int rc = ftruncate(fd, (off_t)req->offset);
 	int e = errno;
 	close(fd);
 	if (rc != 0)
-		nak_errno(f, r, e);
+		ftp_nak_errno(f, r, e);
 }
 
 static void op_rename(struct ftp *f, const struct ftp_msg *req, struct ftp_msg *r)
@@ -740,25 +741,25 @@ static void op_rename(struct ftp *f, const struct ftp_msg *req, struct ftp_msg *
 	/* "old\0new" within size. */
 	size_t n1 = strnlen((const char *)req->data, req->size);
 	if (n1 + 1 >= req->size) {
-		reject(f, r, FTP_ERR_INVALID_DATA_SIZE);
+		ftp_reject(f, r, FTP_ERR_INVALID_DATA_SIZE);
 		return;
 	}
-	static struct path from, to;   /* io thread only; kept off the stack */
-	enum ftp_err e1 = parse_path(f, req->data, n1, &from);
-	enum ftp_err e2 = e1 ? e1 : parse_path(f, req->data + n1 + 1, req->size - n1 - 1, &to);
+	static struct ftp_path from, to;   /* io thread only; kept off the stack */
+	enum ftp_err e1 = ftp_parse_path(f, req->data, n1, &from);
+	enum ftp_err e2 = e1 ? e1 : ftp_parse_path(f, req->data + n1 + 1, req->size - n1 - 1, &to);
 	if (e2) {
-		nak(f, r, e2, 0);
+		ftp_nak(f, r, e2, 0);
 		return;
 	}
 	if (!writable(f, &from, r) || !writable(f, &to, r))
 		return;
 	const char *l1, *l2;
-	int d1 = walk(f, from.area, from.rel, &l1);
-	int d2 = d1 < 0 ? d1 : walk(f, to.area, to.rel, &l2);
+	int d1 = ftp_walk(f, from.area, from.rel, &l1);
+	int d2 = d1 < 0 ? d1 : ftp_walk(f, to.area, to.rel, &l2);
 	if (d2 < 0) {
 		if (d1 >= 0)
 			close(d1);
-		nak_errno(f, r, -d2);
+		ftp_nak_errno(f, r, -d2);
 		return;
 	}
 	int rc = renameat(d1, l1, d2, l2);
@@ -766,35 +767,35 @@ static void op_rename(struct ftp *f, const struct ftp_msg *req, struct ftp_msg *
 	close(d1);
 	close(d2);
 	if (rc != 0)
-		nak_errno(f, r, e);
+		ftp_nak_errno(f, r, e);
 }
 
 /* true: a job was started and answers from ftp_tick. */
-static bool op_crc(struct ftp *f, int link, uint8_t sys, uint8_t comp, struct path *p,
+static bool op_crc(struct ftp *f, int link, uint8_t sys, uint8_t comp, struct ftp_path *p,
 		   const uint8_t *raw, struct ftp_msg *r)
 {
-	if (is_virtual(p->area)) {
-		long n = virtual_read(f, p, f->crc_vbuf, sizeof(f->crc_vbuf));
+	if (ftp_is_virtual(p->area)) {
+		long n = ftp_virtual_read(f, p, f->crc_vbuf, sizeof(f->crc_vbuf));
 		if (n < 0) {
-			nak_errno(f, r, (int)-n);
+			ftp_nak_errno(f, r, (int)-n);
 			return false;
 		}
 		r->size = 4;
 		wire_put_u32(r->data, ftp_crc32(0, f->crc_vbuf, (size_t)n));
 		return false;
 	}
-	if (p->area != AREA_LOGS && p->area != AREA_WRITABLE) {
-		nak(f, r, FTP_ERR_FAIL_ERRNO, EISDIR);
+	if (p->area != FTP_AREA_LOGS && p->area != FTP_AREA_WRITABLE) {
+		ftp_nak(f, r, FTP_ERR_FAIL_ERRNO, EISDIR);
 		return false;
 	}
-	int fd = open_path(f, p->area, p->rel, O_RDONLY, 0);
+	int fd = ftp_open_path(f, p->area, p->rel, O_RDONLY, 0);
 	struct stat st;
 	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
 		close(fd);
 		fd = -EISDIR;
 	}
 	if (fd < 0) {
-		nak_errno(f, r, -fd);
+		ftp_nak_errno(f, r, -fd);
 		return false;
 	}
 	if (f->crc.active)
@@ -817,17 +818,17 @@ void ftp_init(struct ftp *f, const struct ftp_config *cfg, const struct ftp_tx *
 }
 
 /* Runs one request; false when its reply goes later (a burst, a CRC). */
-static bool dispatch(struct ftp *f, int link, uint8_t sys, uint8_t comp, const uint8_t *raw,
-		     const struct ftp_msg *req, struct ftp_msg *r)
+static bool ftp_dispatch(struct ftp *f, int link, uint8_t sys, uint8_t comp, const uint8_t *raw,
+			 const struct ftp_msg *req, struct ftp_msg *r)
 {
-	static struct path p;   /* io thread only; kept off the stack */
+	static struct ftp_path p;   /* io thread only; kept off the stack */
 	bool takes_path = req->opcode == FTP_OP_LIST_DIRECTORY || req->opcode == FTP_OP_OPEN_FILE_RO ||
 		(req->opcode >= FTP_OP_CREATE_FILE && req->opcode <= FTP_OP_CALC_FILE_CRC32 &&
 		 req->opcode != FTP_OP_WRITE_FILE && req->opcode != FTP_OP_RENAME);
 	if (takes_path) {
-		enum ftp_err e = parse_path(f, req->data, req->size, &p);
+		enum ftp_err e = ftp_parse_path(f, req->data, req->size, &p);
 		if (e) {
-			nak(f, r, e, 0);
+			ftp_nak(f, r, e, 0);
 			return true;
 		}
 	}
@@ -835,13 +836,13 @@ static bool dispatch(struct ftp *f, int link, uint8_t sys, uint8_t comp, const u
 	case FTP_OP_NONE:
 		break;   /* ArduPilot acknowledges it: a ground station's ping */
 	case FTP_OP_TERMINATE_SESSION:
-		if (session_of(f, link, req, r))
-			session_close(f, req->session);
+		if (ftp_session_of(f, link, req, r))
+			ftp_session_close(f, req->session);
 		break;
 	case FTP_OP_RESET_SESSIONS:
 		for (unsigned int s = 0; s < FTP_SESSIONS; s++)
 			if (f->session[s].kind != FTP_SESSION_FREE && f->session[s].link == link)
-				session_close(f, s);
+				ftp_session_close(f, s);
 		break;
 	case FTP_OP_LIST_DIRECTORY: op_list(f, &p, req, r); break;
 	case FTP_OP_OPEN_FILE_RO: op_open_ro(f, link, &p, r); break;
@@ -859,7 +860,7 @@ static bool dispatch(struct ftp *f, int link, uint8_t sys, uint8_t comp, const u
 	case FTP_OP_CALC_FILE_CRC32: return !op_crc(f, link, sys, comp, &p, raw, r);
 	case FTP_OP_BURST_READ_FILE: return !op_burst(f, link, sys, comp, req, r);
 	default:
-		reject(f, r, FTP_ERR_UNKNOWN_COMMAND);
+		ftp_reject(f, r, FTP_ERR_UNKNOWN_COMMAND);
 		break;
 	}
 	return true;
@@ -903,8 +904,8 @@ void ftp_handle(struct ftp *f, int link, uint8_t sys, uint8_t comp, const uint8_
 	fl->have_last = false;
 	reply_init(&req, &r);
 	if (req.size > FTP_DATA_MAX) {
-		reject(f, &r, FTP_ERR_INVALID_DATA_SIZE);
-	} else if (!dispatch(f, link, sys, comp, m.payload, &req, &r)) {
+		ftp_reject(f, &r, FTP_ERR_INVALID_DATA_SIZE);
+	} else if (!ftp_dispatch(f, link, sys, comp, m.payload, &req, &r)) {
 		return;
 	}
 	memcpy(fl->last_req, m.payload, FTP_PAYLOAD_LEN);
@@ -930,7 +931,7 @@ static void crc_step(struct ftp *f)
 		ftp_msg_unpack(j->req, &req);
 		reply_init(&req, &r);
 		if (n < 0) {
-			nak_errno(f, &r, errno);
+			ftp_nak_errno(f, &r, errno);
 		} else {
 			r.size = 4;
 			wire_put_u32(r.data, j->crc);
@@ -961,13 +962,13 @@ static bool burst_step(struct ftp *f)
 	r.opcode = FTP_OP_ACK;
 	r.req_opcode = FTP_OP_BURST_READ_FILE;
 	r.offset = b->offset;
-	long n = session_read(ss, b->offset, r.data, b->chunk);
+	long n = ftp_session_read(ss, b->offset, r.data, b->chunk);
 	if (n <= 0) {
 		/* The end of the file (or a read error): said once, and the burst is over. */
 		if (n < 0)
-			nak_errno(f, &r, (int)-n);
+			ftp_nak_errno(f, &r, (int)-n);
 		else
-			nak(f, &r, FTP_ERR_EOF, 0);
+			ftp_nak(f, &r, FTP_ERR_EOF, 0);
 		r.burst_complete = 1;
 		b->active = false;
 	} else {
@@ -1010,7 +1011,7 @@ void ftp_fini(struct ftp *f)
 {
 	for (unsigned int s = 0; s < FTP_SESSIONS; s++)
 		if (f->session[s].kind != FTP_SESSION_FREE)
-			session_close(f, s);
+			ftp_session_close(f, s);
 	if (f->crc.active)
 		close(f->crc.fd);
 	f->crc.active = false;
