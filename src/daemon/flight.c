@@ -22,7 +22,7 @@
 #include "param/param.h"
 #include "util/log.h"
 
-struct flight flight;
+FLIGHT_SHARED struct flight flight;
 
 void flight_init(struct sensor_hub *hub, struct rcout *out)
 {

@@ -79,18 +79,33 @@ struct flight {
 	uint64_t out_errors;
 };
 
+/*
+ * flight_all.c compiles flight.c, flight_records.c and flight_gcs.c as one
+ * translation unit (FLIGHT_ONE_UNIT): then what they share here is static, as
+ * it was in one file, and the main loop inlines its records again.
+ */
+#ifdef FLIGHT_ONE_UNIT
+#define FLIGHT_SHARED static
+#else
+#define FLIGHT_SHARED
+#endif
+
 /* The one flight (flight.c): set up by flight_init, stepped by flight_task. */
+#ifdef FLIGHT_ONE_UNIT
+static struct flight flight;
+#else
 extern struct flight flight;
+#endif
 
 /* --- the log records (flight_records.c), main thread ----------------------- */
 
 /* A MSG record of text (copied, not formatted). */
-void flight_records_text(struct log_producer *lp, uint64_t now_us, const char *text);
+FLIGHT_SHARED void flight_records_text(struct log_producer *lp, uint64_t now_us, const char *text);
 /* The main loop's records: at 25 and 10 Hz (shed first), GPS at each fix, ORGN as origins move. */
-void flight_records_write(uint64_t now_us);
+FLIGHT_SHARED void flight_records_write(uint64_t now_us);
 /* PM, every 10 s. */
-void flight_records_pm(uint64_t now_us);
+FLIGHT_SHARED void flight_records_pm(uint64_t now_us);
 /* The mission as armed with, as CMD records. */
-void flight_records_mission(uint64_t now_us);
+FLIGHT_SHARED void flight_records_mission(uint64_t now_us);
 
 #endif

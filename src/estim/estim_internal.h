@@ -28,6 +28,16 @@
 
 #include "estim/estim.h"
 
+/*
+ * What the parts share has external linkage when each is compiled on its
+ * own, and internal linkage in estim_all.c, which compiles them as one
+ * translation unit (the library's build) so that the filter step inlines
+ * across them as it did when they were one file.
+ */
+#ifndef ESTIM_INTERNAL
+#define ESTIM_INTERNAL
+#endif
+
 #define G0 9.80665f
 #define DEG2RAD ((float)M_PI / 180.0f)
 #define UT_TO_GAUSS 0.01f
@@ -53,72 +63,72 @@ static inline bool estim_recent(uint64_t now, uint64_t t, float s)
 
 /* estim.c */
 /* The delayed horizon: the largest sensor delay, us. */
-uint64_t estim_horizon_us(const struct estim *e);
+ESTIM_INTERNAL uint64_t estim_horizon_us(const struct estim *e);
 /* How long without a fix before the GPS counts as lost, s. */
-float estim_gps_timeout_s(const struct estim *e);
+ESTIM_INTERNAL float estim_gps_timeout_s(const struct estim *e);
 
 /* estim_strapdown.c */
 /* Add the error state d to the nominal state (after a fusion). */
-void estim_nav_inject(struct estim_nav *x, const float d[ESTIM_NSTATES]);
+ESTIM_INTERNAL void estim_nav_inject(struct estim_nav *x, const float d[ESTIM_NSTATES]);
 /* Strapdown step of q, v, p with bias-corrected deltas. R gets the attitude
  * at the step's start, dv_ned_out the specific-force part of the velocity
  * change in NED (both for the covariance). */
-void estim_strapdown(float q[4], float vel[3], float pos[3], const float dang[3], const float dvel[3], float dt,
+ESTIM_INTERNAL void estim_strapdown(float q[4], float vel[3], float pos[3], const float dang[3], const float dvel[3], float dt,
 		     float R[3][3], float dv_ned_out[3]);
 /* A step's deltas less the biases and the gyro's scale error of x. */
-void estim_corrected_deltas(const struct estim_nav *x, const struct estim_imu_step *s, float dang[3],
+ESTIM_INTERNAL void estim_corrected_deltas(const struct estim_nav *x, const struct estim_imu_step *s, float dang[3],
 			    float dvel[3]);
 /* Advance an output predictor state o by one IMU step. */
-void estim_out_step(const struct estim *e, struct estim_out *o, const struct estim_imu_step *s);
+ESTIM_INTERNAL void estim_out_step(const struct estim *e, struct estim_out *o, const struct estim_imu_step *s);
 /* Rebuild the output buffer from the filter state (after a reset). */
-void estim_out_replay(struct estim *e);
+ESTIM_INTERNAL void estim_out_replay(struct estim *e);
 /* Pull the output states a fraction of the way to the filter's. */
-void estim_out_correct(struct estim *e, const struct estim_out *at_delayed, float dt);
+ESTIM_INTERNAL void estim_out_correct(struct estim *e, const struct estim_out *at_delayed, float dt);
 
 /* estim_cov.c (estim_cov_transition is in estim_cov.h) */
 /* Variances into [0, max]; P must be exactly symmetric. */
-void estim_cov_fix(struct estim *e);
+ESTIM_INTERNAL void estim_cov_fix(struct estim *e);
 /* Zero the rows and columns of states [i0, i0+n) and set their variance. */
-void estim_cov_reset(struct estim *e, int i0, int n, float var);
+ESTIM_INTERNAL void estim_cov_reset(struct estim *e, int i0, int n, float var);
 /* P = F P F' + Q for one filter step. */
-void estim_cov_predict(struct estim *e, float R[3][3], const float dv_ned[3], const float dang[3], float dt);
+ESTIM_INTERNAL void estim_cov_predict(struct estim *e, float R[3][3], const float dv_ned[3], const float dang[3], float dt);
 
 /* estim_fuse.c */
 /* One scalar measurement (row h, innovation, noise variance r), ungated.
  * Returns 0, or -EDOM (counted as a numeric fault, nothing changed). */
-int estim_fuse_scalar(struct estim *e, const float h[ESTIM_NSTATES], float innov, float r);
+ESTIM_INTERNAL int estim_fuse_scalar(struct estim *e, const float h[ESTIM_NSTATES], float innov, float r);
 /* A measurement model's row: fills h and returns the innovation (measured
  * less predicted) from the present state. */
 typedef float (*estim_row_fn)(const struct estim *e, int row, const void *meas, float h[ESTIM_NSTATES]);
 /* Gate n rows together (all or none fused), record the innovations, fuse
  * row by row. Returns 0, -ERANGE (rejected by the gate) or -EDOM. */
-int estim_fuse_vector(struct estim *e, enum estim_sensor sensor, int n, estim_row_fn fn, const void *meas,
+ESTIM_INTERNAL int estim_fuse_vector(struct estim *e, enum estim_sensor sensor, int n, estim_row_fn fn, const void *meas,
 		      const float r[3], float gate, uint64_t t_meas_us);
 
 /* The fusions on the delayed horizon, one sample each (estim_gps.c,
  * estim_baro.c, estim_mag.c, estim_airspeed.c). */
-void estim_fuse_gps(struct estim *e, const struct estim_gps_obs *g);
-void estim_fuse_baro(struct estim *e, const struct estim_obs *o);
-void estim_fuse_mag(struct estim *e, const struct estim_obs *o);
-void estim_fuse_airspeed(struct estim *e, const struct estim_obs *o);
+ESTIM_INTERNAL void estim_fuse_gps(struct estim *e, const struct estim_gps_obs *g);
+ESTIM_INTERNAL void estim_fuse_baro(struct estim *e, const struct estim_obs *o);
+ESTIM_INTERNAL void estim_fuse_mag(struct estim *e, const struct estim_obs *o);
+ESTIM_INTERNAL void estim_fuse_airspeed(struct estim *e, const struct estim_obs *o);
 
 /* estim_airspeed.c */
 /* Start the wind states from the velocity and airspeed tas along the body x axis. */
-void estim_wind_start(struct estim *e, float tas);
+ESTIM_INTERNAL void estim_wind_start(struct estim *e, float tas);
 
 /* estim_align.c */
 /* One IMU step before the filter runs: aligns (and starts it) when it can. */
-void estim_align_step(struct estim *e, const float dang[3], const float dvel[3], float dt, uint64_t t_us);
+ESTIM_INTERNAL void estim_align_step(struct estim *e, const float dang[3], const float dvel[3], float dt, uint64_t t_us);
 
 /* estim_intake.c */
 /* Queue a pending sample (the oldest dropped when full). Returns 0. */
-int estim_obs_push(struct estim *e, struct estim_obs *buf, unsigned int *head, unsigned int *count,
+ESTIM_INTERNAL int estim_obs_push(struct estim *e, struct estim_obs *buf, unsigned int *head, unsigned int *count,
 		   const struct estim_obs *o);
 /* Measurement time: arrival less the delay (clamped to 0..300 ms). */
-uint64_t estim_meas_time(uint64_t t_us, float delay_ms);
+ESTIM_INTERNAL uint64_t estim_meas_time(uint64_t t_us, float delay_ms);
 /* Average a slow sensor's samples down to max_hz; true with the average in
  * out when one falls due. */
-bool estim_decim_add(struct estim *e, struct estim_decim *d, float max_hz, const struct estim_obs *in,
+ESTIM_INTERNAL bool estim_decim_add(struct estim *e, struct estim_decim *d, float max_hz, const struct estim_obs *in,
 		     struct estim_obs *out);
 
 #endif
