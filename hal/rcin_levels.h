@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * What the duration-only RC capture backends share (the BeagleBone PRU's edge
- * ring, hal/pru/rcin_pru.c, and the Zynq PL pulse-capture FIFO,
- * hal/zynq/rcin_zynq.c): both report the pin as a list of levels, "the pin was
- * at this level for this long", with no time of day. This turns such a list
- * into (low, high, t_us) pulse pairs and stamps them. Static inline, as
- * hal/linux/gpio_internal.h, so that it needs no library of its own.
+ * rings, hal/pru/rcin_pru.c and hal/pru/rcin_aiopru.c, and the Zynq PL
+ * pulse-capture FIFO, hal/zynq/rcin_zynq.c): all report the pin as a list of
+ * levels, "the pin was at this level for this long", with no time of day.
+ * This turns such a list into (low, high, t_us) pulse pairs and stamps them.
+ * Static inline, as hal/linux/gpio_internal.h, so that it needs no library of
+ * its own.
  *
  * Pairing: a low level followed by a high level is a pair. A level that
  * repeats the one before means an entry was lost in between (the firmware and
@@ -18,7 +19,11 @@
  * before the first new level ("start") is chosen within what is known:
  *   - the last new level ended at or before now_us: start <= now_us - sum;
  *   - when the previous read left the capture empty at its now_us ("floor"),
- *     every new level ended after that read: start + first >= floor;
+ *     every new level ended after that read: start + first >= floor. A
+ *     capture that shows a level only once the next has ended too (the
+ *     AioPRU ring: a high level comes with the low after it) sets lag to 1:
+ *     the first new level may have ended before the floor, the second not,
+ *     so the bound is on the first two: start + first + second >= floor;
  *   - otherwise, and preferably, it continues the previous batch exactly
  *     (start = the end of the last level already taken), so that the durations
  *     between batches are kept, not just within one.
@@ -65,6 +70,8 @@ struct rcin_level {
 
 struct rcin_levels {
 	struct rcin_stats *stats; /* the backend's: bad entries and lost edges are counted here */
+	size_t lag;               /* levels the capture may hold back after they end (see
+				     "Stamping"); 0 from init, set by the backend */
 	int level;                /* of the last level taken; -1: none (after open or a fault) */
 	uint32_t low_us;          /* the last low level, waiting for its high */
 	bool have_edge;           /* edge_us: when the last level taken ended */
@@ -97,6 +104,7 @@ static inline void rcin_levels_init(struct rcin_levels *lv, struct rcin_stats *s
 	lv->pend_first = 0;
 	lv->pend_n = 0;
 	lv->pushed_us = 0;
+	lv->lag = 0;
 	rcin_levels_reset(lv);
 }
 
@@ -156,8 +164,11 @@ static inline void rcin_levels_take(struct rcin_levels *lv, const struct rcin_le
 
 	uint64_t latest = rcin_levels_sub(now_us, sum);
 	uint64_t start = lv->have_edge ? lv->edge_us : latest;
-	if (n > 0 && lv->have_floor) {
-		uint64_t first = lev[0].level <= 1 ? lev[0].dur_us : 0;
+	if (n > lv->lag && lv->have_floor) {
+		uint64_t first = 0;
+		for (size_t i = 0; i <= lv->lag; i++)
+			if (lev[i].level <= 1)
+				first += lev[i].dur_us;
 		uint64_t earliest = rcin_levels_sub(lv->floor_us, first);
 		if (start < earliest)
 			start = earliest;
