@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * The BeagleBone PRU backends (PXF/Erle cape firmware: "rcinpru0" on PRU0
- * records the RC pin's edges into a ring in PRU shared RAM, "pwmpru1" on PRU1
- * drives 12 PWM outputs from a command block at the start of PRU shared RAM).
+ * The BeagleBone PRU backends, for two firmwares: the PXF/Erle cape's
+ * ("rcinpru0" on PRU0 records the RC pin's edges into a ring in PRU shared
+ * RAM, "pwmpru1" on PRU1 drives 12 PWM outputs from a command block at the
+ * start of PRU shared RAM), here first, and the BBBMINI's AioPRU (further
+ * down, with its own sources).
  * Sources: the firmware in ArduPilot's Tools/Linux_HAL_Essentials/pru/
  * {rcinpru,pwmpru} (rcinpru0.c, pwmpru1.c and their prucomm.h, which give both
  * structures), ArduPilot's host side libraries/AP_HAL_Linux/RCInput_PRU.cpp and
@@ -71,6 +73,57 @@ int rcin_pru_open(struct mmio *win, size_t off, struct rcin **out);
  * firmware to confirm the channel is off, and gives -ETIMEDOUT if it does not.
  */
 int rcout_pru_open(struct mmio *win, size_t off, struct rcout **out);
+
+/*
+ * The AioPRU firmware ("RC AllInOnePRU", for the BBBMINI cape and the
+ * BeagleBone Blue): one program on PRU1 that times the RC input pin with the
+ * PRU-ICSS's eCAP module and drives up to 12 PWM outputs, 5 ns ticks (the
+ * 200 MHz PRU-ICSS clock) for both. Sources: the firmware's own source,
+ * ArduPilot's Tools/Linux_HAL_Essentials/pru/aiopru/RcAioPRU.p (its RAM
+ * offsets, eCAP set-up, ring and PWM loop), ArduPilot's host side
+ * libraries/AP_HAL_Linux/RCInput_AioPRU.h/.cpp and RCOutput_AioPRU.h/.cpp
+ * (the same structures seen from the ARM, and the physical addresses), and
+ * the AM335x Technical Reference Manual (TI SPRUH73): PRU1's 8 KB data RAM
+ * is at PRU-ICSS + 0x2000. docs/bbbmini-facts.md gathers them, with commits.
+ * Offsets in PRU1's data RAM (physical 0x4A302000):
+ *   PWM block   0x0000 (0x4A302000)  enable mask, then {high, period} x 12
+ *   RC ring     0x1000 (0x4A303000)  {u16 head, u16 tail}, then 300 x {high, low}
+ * (ArduPilot's PocketBeagle build reads its ring at 0x4A301000 instead).
+ *
+ * fulmar does not load this firmware: it must be running on PRU1, loaded by
+ * remoteproc or the cape's tooling, before fulmard starts. (ArduPilot's
+ * RCOutput_AioPRU resets PRU1, copies the program into PRU1's instruction RAM
+ * itself and starts it.) Neither backend can tell a running firmware from a
+ * halted one: it answers nothing, and a halted PRU1's RAM reads as its last
+ * state. A board whose window covers the whole PRU-ICSS can ask
+ * pru_check_running(win, 0x24000) (PRU1's control register) first. The
+ * constructors cannot: they are told where their structure is in the window,
+ * not where the window is in the PRU-ICSS, and the windows a board gives
+ * them (PRU1's data RAM, as ArduPilot maps it) do not reach that register.
+ *
+ * Not supported: a variant of RcAioPRU.p with a failsafe word at 0x4 (the
+ * firmware clears the enable mask unless the host sets that word's bit 0
+ * every second), which moves every channel's words 4 bytes on. Only an open
+ * ArduPilot pull request drives it; ArduPilot's own host code, and these
+ * backends, use the layout without it.
+ */
+
+/* The RC ring: {u16 head, u16 tail} then 300 x {u32 high ticks, u32 low ticks}. */
+#define RCIN_AIOPRU_RING_ENTRIES 300
+#define RCIN_AIOPRU_BYTES (4 + 8 * RCIN_AIOPRU_RING_ENTRIES)
+
+/*
+ * RC input from the AioPRU ring at byte offset off of win. An entry is a high
+ * level and the low after it, written at the rising edge that ends the low;
+ * the rcin thread must read the ring before 300 more rising edges come (the
+ * firmware never looks at head and overwrites what was not read, unseen: see
+ * rcin_aiopru.c): 5 ms of DSM or 6 ms of SBUS at their fastest, over 0.3 s
+ * of PPM. A level longer than 2^32 ticks (21.47 s) is reported modulo that.
+ * Returns -EINVAL when the ring does not fit the window, -ENXIO when the
+ * window reads all ones, -EPROTO when the tail index is impossible (>= 300:
+ * not the AioPRU ring). What the ring holds at open is skipped.
+ */
+int rcin_aiopru_open(struct mmio *win, size_t off, struct rcin **out);
 
 /*
  * Whether a PRU runs, from its control register at byte offset ctrl_off of
