@@ -105,7 +105,9 @@ int rcout_pru_open(struct mmio *win, size_t off, struct rcout **out);
  * firmware clears the enable mask unless the host sets that word's bit 0
  * every second), which moves every channel's words 4 bytes on. Only an open
  * ArduPilot pull request drives it; ArduPilot's own host code, and these
- * backends, use the layout without it.
+ * backends, use the layout without it. rcout_aiopru_open refuses that
+ * variant's block as freshly started (its widths, 0, sit where the periods are
+ * here), not once a host has written widths into it.
  */
 
 /* The RC ring: {u16 head, u16 tail} then 300 x {u32 high ticks, u32 low ticks}. */
@@ -124,6 +126,23 @@ int rcout_pru_open(struct mmio *win, size_t off, struct rcout **out);
  * not the AioPRU ring). What the ring holds at open is skipped.
  */
 int rcin_aiopru_open(struct mmio *win, size_t off, struct rcin **out);
+
+/* The PWM block: u32 enable mask, then 12 x {u32 high ticks, u32 period ticks}. */
+#define RCOUT_AIOPRU_CHANNELS 12
+#define RCOUT_AIOPRU_BYTES (4 + 8 * RCOUT_AIOPRU_CHANNELS)
+
+/*
+ * 12 outputs through the AioPRU block at byte offset off of win, all at
+ * 50 Hz and off. Returns -EINVAL when the block does not fit the window,
+ * -ENXIO when the window reads all ones, -EPROTO when a period reads 0 (no
+ * AioPRU firmware has set the block up: its start-up writes 20 ms to all 12;
+ * or the failsafe variant above). Nothing waits for the firmware: a width
+ * written is taken at the channel's next rising edge, a channel switched off
+ * ends the pulse in progress at its width. rcout_read gives what the block
+ * asks of the firmware (which reports nothing back). The firmware has no
+ * failsafe: outputs a dead fulmard did not close go on at their last widths.
+ */
+int rcout_aiopru_open(struct mmio *win, size_t off, struct rcout **out);
 
 /*
  * Whether a PRU runs, from its control register at byte offset ctrl_off of
