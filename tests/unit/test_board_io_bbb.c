@@ -51,12 +51,6 @@
 
 static const uint16_t baro_c[6] = { 40127, 36924, 23317, 23282, 33464, 28312 };
 
-struct memwin {
-	int fd;
-	struct mmio *win;             /* the backend's */
-	volatile uint32_t *ram;       /* the PRU's */
-};
-
 struct bbb {
 	struct bio_fixture f;
 	struct emul_cs_bus spi2;
@@ -65,32 +59,11 @@ struct bbb {
 	struct emul_ms5611 baro;
 	struct emul_gpio cs_imu, cs_imu2, cs_baro, spektrum;
 	struct emul_ublox gps;
-	struct memwin rcin_ram, pwm_ram;
+	struct emul_memwin rcin_ram, pwm_ram;
 	struct emul_pru_rcin pru0;
 	pthread_t pru1;
 	atomic_bool stop;
 };
-
-static void memwin_open(struct memwin *m)
-{
-	char path[64];
-
-	m->fd = memfd_create("fulmar-pru", MFD_CLOEXEC);
-	assert_true(m->fd >= 0);
-	assert_int_equal(ftruncate(m->fd, WIN_LEN), 0);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", m->fd);
-	const struct mmio_config cfg = { .mem_path = path, .phys_base = 0, .len = WIN_LEN };
-	assert_int_equal(mmio_linux_open(&cfg, "/sys", &m->win), 0);
-	m->ram = mmap(NULL, WIN_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
-	assert_true(m->ram != MAP_FAILED);
-}
-
-static void memwin_close(struct memwin *m)
-{
-	munmap((void *)m->ram, WIN_LEN);
-	mmio_close(m->win);
-	close(m->fd);
-}
 
 /*
  * pwmpru1's passes, in short: outputs in enmask go on at their width, an
@@ -178,8 +151,8 @@ static int setup(void **state)
 	emul_ublox_init(&b->gps, 38400);
 	b->gps.host_baud = 38400;
 	b->f.now_us = 1000000;
-	memwin_open(&b->rcin_ram);
-	memwin_open(&b->pwm_ram);
+	assert_int_equal(emul_memwin_open(&b->rcin_ram, WIN_LEN), 0);
+	assert_int_equal(emul_memwin_open(&b->pwm_ram, WIN_LEN), 0);
 	emul_pru_rcin_init(&b->pru0, b->rcin_ram.ram, b->f.now_us);
 	atomic_init(&b->stop, false);
 	assert_int_equal(pthread_create(&b->pru1, NULL, pru1_main, b), 0);
@@ -206,8 +179,8 @@ static int teardown(void **state)
 	board_io_close(&b->f.bio);
 	atomic_store(&b->stop, true);
 	pthread_join(b->pru1, NULL);
-	memwin_close(&b->rcin_ram);
-	memwin_close(&b->pwm_ram);
+	emul_memwin_close(&b->rcin_ram);
+	emul_memwin_close(&b->pwm_ram);
 	free(b);
 	return 0;
 }

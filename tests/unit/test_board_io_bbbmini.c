@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../emul/emul_ak8963.h"
+#include "../emul/emul_board.h"
 #include "../emul/emul_mpu.h"
 #include "../emul/emul_ms5611.h"
 #include "../emul/emul_ublox.h"
@@ -39,19 +40,13 @@
 
 static const uint16_t baro_c[6] = { 40127, 36924, 23317, 23282, 33464, 28312 };
 
-struct memwin {
-	int fd;
-	struct mmio *win;             /* the backend's */
-	volatile uint32_t *ram;       /* the PRU's */
-};
-
 struct bbbmini {
 	struct bio_fixture f;
 	struct emul_mpu mpu;
 	struct emul_ak8963 ak;
 	struct emul_ms5611 baro;
 	struct emul_ublox gps;
-	struct memwin ring, pwm;
+	struct emul_memwin ring, pwm;
 	/* The eCAP playing the wave into the ring (RcAioPRU.p). */
 	bool playing;
 	size_t lvl;
@@ -60,27 +55,6 @@ struct bbbmini {
 	bool fell;
 	uint16_t idx;
 };
-
-static void memwin_open(struct memwin *m)
-{
-	char path[64];
-
-	m->fd = memfd_create("fulmar-pru1", MFD_CLOEXEC);
-	assert_true(m->fd >= 0);
-	assert_int_equal(ftruncate(m->fd, WIN_LEN), 0);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", m->fd);
-	const struct mmio_config cfg = { .mem_path = path, .phys_base = 0, .len = WIN_LEN };
-	assert_int_equal(mmio_linux_open(&cfg, "/sys", &m->win), 0);
-	m->ram = mmap(NULL, WIN_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
-	assert_true(m->ram != MAP_FAILED);
-}
-
-static void memwin_close(struct memwin *m)
-{
-	munmap((void *)m->ram, WIN_LEN);
-	mmio_close(m->win);
-	close(m->fd);
-}
 
 /* An entry {high, low} at the firmware's index, then the tail naming it. */
 static void ring_entry(struct bbbmini *b, uint32_t high_ticks, uint32_t low_ticks)
@@ -151,8 +125,8 @@ static int setup(void **state)
 	emul_ms5611_init(&b->baro, baro_c, 0x77);
 	emul_ublox_init(&b->gps, 38400);
 	b->gps.host_baud = 38400;    /* the port as the board opens it */
-	memwin_open(&b->ring);
-	memwin_open(&b->pwm);
+	assert_int_equal(emul_memwin_open(&b->ring, WIN_LEN), 0);
+	assert_int_equal(emul_memwin_open(&b->pwm, WIN_LEN), 0);
 	/* What the firmware's start-up leaves: an empty ring, every period 20 ms, no width. */
 	for (unsigned int ch = 0; ch < RCOUT_AIOPRU_CHANNELS; ch++)
 		b->pwm.ram[2 + 2 * ch] = 20000u * TICKS_PER_US;
@@ -170,8 +144,8 @@ static int teardown(void **state)
 	struct bbbmini *b = *state;
 
 	board_io_close(&b->f.bio);
-	memwin_close(&b->ring);
-	memwin_close(&b->pwm);
+	emul_memwin_close(&b->ring);
+	emul_memwin_close(&b->pwm);
 	free(b);
 	return 0;
 }

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "linux/hal_linux.h"
+#include "mmio_spy.h"
 #include "pru/hal_pru.h"
 #include "rc/input.h"
 #include "rc_wave.h"
@@ -48,66 +49,6 @@ struct pru_ram {
 	volatile uint32_t *pru;     /* the PRU's side */
 	struct fw_thread *live;     /* a firmware thread, stopped by teardown */
 };
-
-/*
- * A struct mmio in front of the real window that counts the backend's writes
- * and can run a hook on each read (the PRU writing while the backend reads).
- */
-struct spy {
-	struct mmio m;
-	struct mmio *real;
-	unsigned int writes;
-	unsigned int reads;
-	void (*on_read)(struct spy *s, size_t off);
-	void *ctx;
-};
-
-static uint32_t spy_read32(struct mmio *m, size_t off)
-{
-	struct spy *s = (struct spy *)m;
-	uint32_t v = mmio_read32(s->real, off);
-
-	s->reads++;
-	if (s->on_read)
-		s->on_read(s, off);
-	return v;
-}
-
-static void spy_write32(struct mmio *m, size_t off, uint32_t value)
-{
-	struct spy *s = (struct spy *)m;
-
-	s->writes++;
-	mmio_write32(s->real, off, value);
-}
-
-static void spy_close(struct mmio *m)
-{
-	(void)m;
-}
-
-static const struct mmio_ops spy_ops = {
-	.read32 = spy_read32,
-	.write32 = spy_write32,
-	.close = spy_close,
-};
-
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static void sleep_until_us(uint64_t t_us)
-{
-	struct timespec ts = { .tv_sec = (time_t)(t_us / 1000000u),
-			       .tv_nsec = (long)(t_us % 1000000u) * 1000 };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
 
 /* --- the firmware's side ------------------------------------------------- */
 
@@ -163,9 +104,8 @@ static int setup(void **state)
 	assert_true(r->pru != MAP_FAILED);
 	r->spy = calloc(1, sizeof(*r->spy));
 	assert_non_null(r->spy);
-	r->spy->m.ops = &spy_ops;
+	spy_init(r->spy, r->win);
 	r->spy->m.len = WIN_LEN;
-	r->spy->real = r->win;
 	fw_start(r, 20);
 	*state = r;
 	return 0;

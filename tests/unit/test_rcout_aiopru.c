@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "linux/hal_linux.h"
+#include "mmio_spy.h"
 #include "pru/hal_pru.h"
 
 #define WIN_LEN 0x2000         /* PRU1's 8 KB of data RAM */
@@ -78,55 +79,13 @@ struct pwm_fw {
 	bool idle[CH];              /* found a high time of 0: looks again every pass */
 };
 
-/* A struct mmio in front of the real window: the backend writes only the block. */
-struct spy {
-	struct mmio m;
-	struct mmio *real;
-	unsigned int writes;
-	unsigned int outside;
-};
-
 struct pru_ram {
 	int fd;
 	struct mmio *win;           /* the backend's, through mmio_linux */
-	struct spy spy;
+	struct spy spy;             /* the backend writes only the block */
 	volatile uint32_t *ram;     /* the PRU's view of its data RAM */
 	struct pwm_fw fw;
 };
-
-static uint32_t spy_read32(struct mmio *m, size_t off)
-{
-	return mmio_read32(((struct spy *)m)->real, off);
-}
-
-static void spy_write32(struct mmio *m, size_t off, uint32_t value)
-{
-	struct spy *s = (struct spy *)m;
-
-	s->writes++;
-	if (off >= BLK_OFF + RCOUT_AIOPRU_BYTES || off % 4 != 0)
-		s->outside++;
-	mmio_write32(s->real, off, value);
-}
-
-static void spy_close(struct mmio *m)
-{
-	(void)m;
-}
-
-static const struct mmio_ops spy_ops = {
-	.read32 = spy_read32,
-	.write32 = spy_write32,
-	.close = spy_close,
-};
-
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 static uint32_t blk_get(struct pwm_fw *f, unsigned int w)
 {
@@ -349,9 +308,9 @@ static int setup(void **state)
 	assert_true(ram != MAP_FAILED);
 	r->ram = ram;
 	r->fw.blk = r->ram + BLK_OFF / 4;
-	r->spy.m.ops = &spy_ops;
+	spy_init(&r->spy, r->win);
 	r->spy.m.len = WIN_LEN;
-	r->spy.real = r->win;
+	r->spy.limit = BLK_OFF + RCOUT_AIOPRU_BYTES;
 	*state = r;
 	return 0;
 }
