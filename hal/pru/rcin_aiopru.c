@@ -32,10 +32,6 @@
  * a fault, start after the entry the tail names, which is skipped with
  * whatever the ring held; the entry written next is the first one read.
  *
- * Head is kept here, never written, as in rcin_pru.c: the firmware does not
- * read it, and it shares its 32-bit word with the tail, which a 32-bit write
- * (the only width struct mmio has) could set back under the PRU.
- *
  * Levels: each entry becomes its high level, then its low level, for
  * rcin_levels.h, which pairs a low with the high after it: the pair (low of
  * entry i - 1, high of entry i), stamped at the falling edge that ends that
@@ -47,75 +43,20 @@
  * (lag 1 for rcin_levels): a read that found nothing new bounds when the low
  * of the next entry ended, not its high.
  *
- * Ordering: the window is device memory (mmio_linux maps /dev/mem O_SYNC and
- * UIO maps uncached), so these reads reach the RAM in program order: the tail,
- * then the entries it names, then the tail again. An entry the PRU was
- * writing as we copied it has its tail stored a few PRU cycles later, before
- * our next read gets across the interconnect: the tail read again shows it.
- *
- * Overruns: the PRU overtaking us while we copy is seen by reading the tail
- * again afterwards (counted, the batch dropped, resync). A whole lap between
- * two reads, or during the copy, is not seen, as in rcin_pru.c; the ring
- * looks consistent, and the decoders reject the one pair made across it as
- * noise. The lap is 300 rising edges (hal_pru.h): a rcin thread at 1 kHz
- * keeps up.
+ * pru_ring.c reads the ring (head kept there, never written; ordering and
+ * overruns), as it reads rcin_pru.c's. An entry the PRU was writing as we
+ * copied it has its tail stored a few PRU cycles later, before our next read
+ * gets across the interconnect: the tail read again after the copy shows it.
+ * The lap that cannot be seen is 300 rising edges (hal_pru.h): a rcin thread
+ * at 1 kHz keeps up.
  */
 #include "pru/hal_pru.h"
 
-#include <errno.h>
-#include <stdbool.h>
-#include <stdlib.h>
+#include "pru_ring.h"
 
-#include "rcin_levels.h"
-
-#define RING_ENTRIES RCIN_AIOPRU_RING_ENTRIES
-#define RING_WORD 0
-#define ENTRY_HIGH_OFF(i) (4 + 8 * (size_t)(i))
-#define ENTRY_LOW_OFF(i) (8 + 8 * (size_t)(i))
-#define ALL_ONES 0xFFFFFFFFu
+#define ENTRY_HIGH_OFF 0
+#define ENTRY_LOW_OFF 4
 #define TICKS_PER_US 200
-
-struct rcin_aiopru {
-	struct rcin in;             /* first: the HAL hands out &in */
-	struct mmio *win;
-	size_t off;
-	uint16_t head;              /* next entry to read; ours alone */
-	bool corrupt;               /* the last tail read was impossible */
-	int32_t tick_rest;          /* ticks the microseconds so far left over: -100..99 */
-	struct rcin_levels lv;
-	struct rcin_level lev[2 * RING_ENTRIES];
-	/* An entry makes at most one pair. */
-	struct rcin_pulse pend[RING_ENTRIES];
-};
-
-/* in is the first member of a struct rcin_aiopru from calloc (see analog_iio.c). */
-static struct rcin_aiopru *rcin_aiopru_of(struct rcin *in)
-{
-	return (struct rcin_aiopru *)(void *)in;
-}
-
-static uint32_t ring_read(struct rcin_aiopru *p, size_t off)
-{
-	return mmio_read32(p->win, p->off + off);
-}
-
-static uint16_t ring_tail(struct rcin_aiopru *p)
-{
-	return (uint16_t)(ring_read(p, RING_WORD) >> 16);
-}
-
-static unsigned int ring_count(unsigned int from, unsigned int to)
-{
-	return (to + RING_ENTRIES - from) % RING_ENTRIES;
-}
-
-/* After open or a fault: the next entry read is the one after tail. */
-static void rcin_aiopru_resync(struct rcin_aiopru *p, uint16_t tail)
-{
-	p->head = (uint16_t)((tail + 1) % RING_ENTRIES);
-	p->tick_rest = 0;
-	rcin_levels_reset(&p->lv);
-}
 
 static struct rcin_level level_of(uint8_t level, uint32_t ticks, int32_t *rest)
 {
@@ -127,101 +68,22 @@ static struct rcin_level level_of(uint8_t level, uint32_t ticks, int32_t *rest)
 	return (struct rcin_level){ .dur_us = (uint32_t)us, .level = level };
 }
 
-/* Takes what the ring holds, as far as the queue of pairs has room. */
-static void rcin_aiopru_capture(struct rcin_aiopru *p, uint64_t now_us)
+/* Two 32-bit reads, high then low; carry: the ticks the microseconds so far left over, -100..99. */
+static void rcin_aiopru_decode(struct mmio *win, size_t off, struct rcin_level *lev, int32_t *carry)
 {
-	size_t room = rcin_levels_room(&p->lv);
-
-	if (room == 0)
-		return;
-	uint16_t tail = ring_tail(p);
-	if (tail >= RING_ENTRIES) {
-		/* Once per run of bad reads: it is one fault, however long it lasts. */
-		if (!p->corrupt)
-			p->in.stats.bad++;
-		p->corrupt = true;
-		return;
-	}
-	if (p->corrupt) {
-		/* What the ring held while the tail made no sense cannot be trusted. */
-		p->corrupt = false;
-		rcin_aiopru_resync(p, tail);
-		return;
-	}
-
-	unsigned int avail = ring_count(p->head, (tail + 1u) % RING_ENTRIES);
-	unsigned int n = avail < room ? avail : (unsigned int)room;
-	int32_t rest = p->tick_rest;
-	for (unsigned int k = 0; k < n; k++) {
-		unsigned int i = (p->head + k) % RING_ENTRIES;
-		p->lev[2 * k] = level_of(1, ring_read(p, ENTRY_HIGH_OFF(i)), &rest);
-		p->lev[2 * k + 1] = level_of(0, ring_read(p, ENTRY_LOW_OFF(i)), &rest);
-	}
-
-	if (n > 0) {
-		/*
-		 * The PRU went on writing after tail while we copied: past the
-		 * free entries it wrote over what we copied, and some of that may
-		 * be newer than the rest. Drop the batch, start after the new tail.
-		 */
-		uint16_t tail2 = ring_tail(p);
-		if (tail2 >= RING_ENTRIES) {
-			p->in.stats.bad++;
-			p->corrupt = true;
-			return;
-		}
-		if (avail + ring_count(tail, tail2) > RING_ENTRIES) {
-			p->in.stats.overruns++;
-			rcin_aiopru_resync(p, tail2);
-			return;
-		}
-	}
-	p->head = (uint16_t)((p->head + n) % RING_ENTRIES);
-	p->tick_rest = rest;
-	rcin_levels_take(&p->lv, p->lev, 2 * (size_t)n, now_us, n == avail);
+	lev[0] = level_of(1, mmio_read32(win, off + ENTRY_HIGH_OFF), carry);
+	lev[1] = level_of(0, mmio_read32(win, off + ENTRY_LOW_OFF), carry);
 }
 
-static int rcin_aiopru_read(struct rcin *in, struct rcin_pulse *out, size_t max, uint64_t now_us)
-{
-	struct rcin_aiopru *p = rcin_aiopru_of(in);
-
-	rcin_aiopru_capture(p, now_us);
-	return (int)rcin_levels_out(&p->lv, out, max);
-}
-
-static void rcin_aiopru_close(struct rcin *in)
-{
-	free(rcin_aiopru_of(in));
-}
-
-static const struct rcin_ops rcin_aiopru_ops = {
-	.read = rcin_aiopru_read,
-	.close = rcin_aiopru_close,
+static const struct pru_ring_fmt rcin_aiopru_fmt = {
+	.entry_bytes = 8,
+	.entry_levels = 2,
+	.tail_newest = 1,
+	.lag = 1,
+	.decode = rcin_aiopru_decode,
 };
 
 int rcin_aiopru_open(struct mmio *win, size_t off, struct rcin **out)
 {
-	size_t len = mmio_len(win);
-
-	if (off % 4 != 0 || off > len || len - off < RCIN_AIOPRU_BYTES)
-		return -EINVAL;
-	uint32_t w = mmio_read32(win, off + RING_WORD);
-	if (w == ALL_ONES)
-		return -ENXIO;
-	uint16_t tail = (uint16_t)(w >> 16);
-	if (tail >= RING_ENTRIES)
-		return -EPROTO;
-
-	struct rcin_aiopru *p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	p->in.ops = &rcin_aiopru_ops;
-	p->win = win;
-	p->off = off;
-	rcin_levels_init(&p->lv, &p->in.stats, p->pend, sizeof(p->pend) / sizeof(p->pend[0]));
-	p->lv.lag = 1;
-	/* What the ring holds already has no time to it. */
-	rcin_aiopru_resync(p, tail);
-	*out = &p->in;
-	return 0;
+	return pru_ring_open(win, off, &rcin_aiopru_fmt, out);
 }
