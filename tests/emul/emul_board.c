@@ -2,12 +2,7 @@
 #include "emul_board.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include "linux/hal_linux.h"
 
 /* ---- SPI bus with GPIO chip selects */
 
@@ -280,41 +275,4 @@ void emul_pru_rcin_advance(struct emul_pru_rcin *p, uint64_t now_us)
 		p->ram[0] = (p->ram[0] & 0xffffu) | ((uint32_t)p->tail << 16);
 		l->next++;
 	}
-}
-
-int emul_memwin_open(struct emul_memwin *m, size_t len)
-{
-	char path[64];
-
-	m->len = len;
-	m->fd = memfd_create("fulmar-window", MFD_CLOEXEC);
-	if (m->fd < 0)
-		return -errno;
-	if (ftruncate(m->fd, (off_t)len) != 0)
-		goto fail;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", m->fd);
-	const struct mmio_config cfg = { .mem_path = path, .phys_base = 0, .len = len };
-	int rc = mmio_linux_open(&cfg, "/sys", &m->win);
-	if (rc) {
-		close(m->fd);
-		return rc;
-	}
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
-	if (p == MAP_FAILED) {
-		mmio_close(m->win);
-		goto fail;
-	}
-	m->ram = p;
-	return 0;
-fail:
-	rc = -errno;
-	close(m->fd);
-	return rc;
-}
-
-void emul_memwin_close(struct emul_memwin *m)
-{
-	munmap((void *)m->ram, m->len);
-	mmio_close(m->win);
-	close(m->fd);
 }

@@ -117,19 +117,4 @@ void emul_pru_rcin_init(struct emul_pru_rcin *p, volatile uint32_t *ram, uint64_
 /* Writes the levels that have ended by now_us into the ring. */
 void emul_pru_rcin_advance(struct emul_pru_rcin *p, uint64_t now_us);
 
-/*
- * A register window as /dev/mem gives one: a memfd of len bytes mapped
- * through the real mmio backend (win, the board's handle) and mapped again
- * for the other side (ram: the PRU's, the PL's). 0, or -errno.
- */
-struct emul_memwin {
-	int fd;
-	size_t len;
-	struct mmio *win;
-	volatile uint32_t *ram;
-};
-
-int emul_memwin_open(struct emul_memwin *m, size_t len);
-void emul_memwin_close(struct emul_memwin *m);
-
 #endif

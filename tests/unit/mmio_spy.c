@@ -2,7 +2,49 @@
 #include "mmio_spy.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "linux/hal_linux.h"
+
+int emul_memwin_open(struct emul_memwin *m, size_t len)
+{
+	char path[64];
+
+	m->len = len;
+	m->fd = memfd_create("fulmar-window", MFD_CLOEXEC);
+	if (m->fd < 0)
+		return -errno;
+	if (ftruncate(m->fd, (off_t)len) != 0)
+		goto fail;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", m->fd);
+	const struct mmio_config cfg = { .mem_path = path, .phys_base = 0, .len = len };
+	int rc = mmio_linux_open(&cfg, "/sys", &m->win);
+	if (rc) {
+		close(m->fd);
+		return rc;
+	}
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+	if (p == MAP_FAILED) {
+		mmio_close(m->win);
+		goto fail;
+	}
+	m->ram = p;
+	return 0;
+fail:
+	rc = -errno;
+	close(m->fd);
+	return rc;
+}
+
+void emul_memwin_close(struct emul_memwin *m)
+{
+	munmap((void *)m->ram, m->len);
+	mmio_close(m->win);
+	close(m->fd);
+}
 
 static uint32_t spy_read32(struct mmio *m, size_t off)
 {
@@ -39,6 +81,7 @@ static const struct mmio_ops spy_ops = {
 void spy_init(struct spy *s, struct mmio *real)
 {
 	s->m.ops = &spy_ops;
+	s->m.len = mmio_len(real);
 	s->real = real;
 }
 

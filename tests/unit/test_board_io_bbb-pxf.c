@@ -34,6 +34,7 @@
 #include "../emul/emul_ms5611.h"
 #include "../emul/emul_ublox.h"
 #include "linux/hal_linux.h"
+#include "mmio_spy.h"
 #include "rcin_e2e.h"
 #include "drivers/drivers.h"
 #include "drivers/mpu.h"

@@ -30,6 +30,7 @@
 #include "drivers/drivers.h"
 #include "drivers/ublox.h"
 #include "linux/hal_linux.h"
+#include "mmio_spy.h"
 #include "pru/hal_pru.h"
 #include "rcin_e2e.h"
 #include "test_board_io_harness.h"

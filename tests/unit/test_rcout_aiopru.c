@@ -26,13 +26,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "linux/hal_linux.h"
 #include "mmio_spy.h"
 #include "pru/hal_pru.h"
 
@@ -80,32 +76,20 @@ struct pwm_fw {
 };
 
 struct pru_ram {
-	int fd;
-	struct mmio *win;           /* the backend's, through mmio_linux */
+	struct emul_memwin mem;     /* the backend's window (win) and the PRU's side (ram) */
 	struct spy spy;             /* the backend writes only the block */
-	volatile uint32_t *ram;     /* the PRU's view of its data RAM */
 	struct pwm_fw fw;
 };
-
-static uint32_t blk_get(struct pwm_fw *f, unsigned int w)
-{
-	return __atomic_load_n(&f->blk[w], __ATOMIC_ACQUIRE);
-}
-
-static void blk_put(struct pwm_fw *f, unsigned int w, uint32_t v)
-{
-	__atomic_store_n(&f->blk[w], v, __ATOMIC_RELEASE);
-}
 
 /* --- the firmware's side ------------------------------------------------- */
 
 /* RcAioPRU.p's start-up, for the block: all off, no pulse, 20 ms periods. */
 static void fw_init_block(struct pwm_fw *f)
 {
-	blk_put(f, W_ENABLE, 0);
+	blk_put(f->blk, W_ENABLE, 0);
 	for (unsigned int ch = 0; ch < CH; ch++) {
-		blk_put(f, W_HIGH(ch), 0);
-		blk_put(f, W_PERIOD(ch), TICKS_20MS);
+		blk_put(f->blk, W_HIGH(ch), 0);
+		blk_put(f->blk, W_PERIOD(ch), TICKS_20MS);
 	}
 }
 
@@ -128,7 +112,7 @@ static void fw_event(struct pwm_fw *f, unsigned int ch, uint32_t enable)
 		return;
 	f->next[ch] = f->time;
 	if (f->pin[ch]) {
-		uint32_t high = blk_get(f, W_HIGH(ch)), period = blk_get(f, W_PERIOD(ch));
+		uint32_t high = blk_get(f->blk, W_HIGH(ch)), period = blk_get(f->blk, W_PERIOD(ch));
 		if (high >= period)
 			atomic_fetch_add(&f->wraps[ch], 1);
 		f->next[ch] += period - high;
@@ -143,7 +127,7 @@ static void fw_event(struct pwm_fw *f, unsigned int ch, uint32_t enable)
 		atomic_fetch_add(&f->falls[ch], 1);
 		return;
 	}
-	uint32_t high = blk_get(f, W_HIGH(ch));
+	uint32_t high = blk_get(f->blk, W_HIGH(ch));
 	f->next[ch] += high;
 	f->idle[ch] = high == 0;
 	if (high == 0 || !(enable & (1u << ch)))
@@ -160,7 +144,7 @@ static void fw_event(struct pwm_fw *f, unsigned int ch, uint32_t enable)
 /* One pass of the main loop, then on to the next pass anything is due at. */
 static void fw_pass(struct pwm_fw *f)
 {
-	uint32_t enable = blk_get(f, W_ENABLE);
+	uint32_t enable = blk_get(f->blk, W_ENABLE);
 	uint32_t passes = JUMP_PASSES;
 
 	for (unsigned int ch = 0; ch < CH; ch++)
@@ -282,10 +266,10 @@ static void want_open(struct want *w)
 
 static void assert_block(struct pru_ram *r, const struct want *w)
 {
-	assert_int_equal(blk_get(&r->fw, W_ENABLE), w->enable);
+	assert_int_equal(blk_get(r->fw.blk, W_ENABLE), w->enable);
 	for (unsigned int ch = 0; ch < CH; ch++) {
-		assert_int_equal(blk_get(&r->fw, W_HIGH(ch)), w->high[ch]);
-		assert_int_equal(blk_get(&r->fw, W_PERIOD(ch)), w->period[ch]);
+		assert_int_equal(blk_get(r->fw.blk, W_HIGH(ch)), w->high[ch]);
+		assert_int_equal(blk_get(r->fw.blk, W_PERIOD(ch)), w->period[ch]);
 	}
 	assert_int_equal(r->spy.outside, 0);
 }
@@ -295,21 +279,11 @@ static void assert_block(struct pru_ram *r, const struct want *w)
 static int setup(void **state)
 {
 	struct pru_ram *r = calloc(1, sizeof(*r));
-	char path[64];
 
 	assert_non_null(r);
-	r->fd = memfd_create("fulmar-pru1-data-ram", MFD_CLOEXEC);
-	assert_true(r->fd >= 0);
-	assert_int_equal(ftruncate(r->fd, WIN_LEN), 0);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", r->fd);
-	const struct mmio_config cfg = { .mem_path = path, .phys_base = 0, .len = WIN_LEN };
-	assert_int_equal(mmio_linux_open(&cfg, "/sys", &r->win), 0);
-	void *ram = mmap(NULL, WIN_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
-	assert_true(ram != MAP_FAILED);
-	r->ram = ram;
-	r->fw.blk = r->ram + BLK_OFF / 4;
-	spy_init(&r->spy, r->win);
-	r->spy.m.len = WIN_LEN;
+	assert_int_equal(emul_memwin_open(&r->mem, WIN_LEN), 0);
+	r->fw.blk = r->mem.ram + BLK_OFF / 4;
+	spy_init(&r->spy, r->mem.win);
 	r->spy.limit = BLK_OFF + RCOUT_AIOPRU_BYTES;
 	*state = r;
 	return 0;
@@ -321,9 +295,7 @@ static int teardown(void **state)
 
 	fw_stop(r);
 	assert_int_equal(r->spy.outside, 0);
-	munmap((void *)r->ram, WIN_LEN);
-	mmio_close(r->win);
-	close(r->fd);
+	emul_memwin_close(&r->mem);
 	free(r);
 	return 0;
 }
@@ -337,6 +309,37 @@ static struct rcout *open_out(struct pru_ram *r)
 	return out;
 }
 
+/* The firmware running, the backend open on it, and w the block open leaves. */
+static struct rcout *open_running(struct pru_ram *r, struct want *w)
+{
+	fw_start(r);
+	want_open(w);
+	return open_out(r);
+}
+
+/* RcAioPRU.p restarted: all off, no widths, 20 ms periods. */
+static void fw_restart(struct pru_ram *r)
+{
+	atomic_store(&r->fw.restart, true);
+	while (atomic_load(&r->fw.restart))
+		nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
+}
+
+/* Once the pulses under way have ended, no other starts. */
+static void assert_no_pulse_starts(struct pru_ram *r)
+{
+	unsigned int before[CH];
+
+	wait_a_while(r);
+	for (unsigned int ch = 0; ch < CH; ch++)
+		before[ch] = rises(r, ch);
+	wait_a_while(r);
+	for (unsigned int ch = 0; ch < CH; ch++) {
+		assert_int_equal(rises(r, ch), before[ch]);
+		assert_int_equal(atomic_load(&r->fw.falls[ch]), before[ch]);
+	}
+}
+
 /* --- tests ---------------------------------------------------------------- */
 
 static void test_rcout_aiopru_open_refuses_a_block_outside_the_window(void **state)
@@ -345,9 +348,9 @@ static void test_rcout_aiopru_open_refuses_a_block_outside_the_window(void **sta
 	struct rcout *out = NULL;
 
 	fw_init_block(&r->fw);
-	assert_int_equal(rcout_aiopru_open(r->win, WIN_LEN - RCOUT_AIOPRU_BYTES + 4, &out), -EINVAL);
-	assert_int_equal(rcout_aiopru_open(r->win, 2, &out), -EINVAL);
-	assert_int_equal(rcout_aiopru_open(r->win, WIN_LEN + 4096, &out), -EINVAL);
+	assert_int_equal(rcout_aiopru_open(r->mem.win, WIN_LEN - RCOUT_AIOPRU_BYTES + 4, &out), -EINVAL);
+	assert_int_equal(rcout_aiopru_open(r->mem.win, 2, &out), -EINVAL);
+	assert_int_equal(rcout_aiopru_open(r->mem.win, WIN_LEN + 4096, &out), -EINVAL);
 	assert_null(out);
 }
 
@@ -356,7 +359,7 @@ static void test_rcout_aiopru_open_refuses_a_window_of_all_ones(void **state)
 	struct pru_ram *r = *state;
 	struct rcout *out = NULL;
 
-	memset((void *)r->ram, 0xFF, WIN_LEN);
+	memset((void *)r->mem.ram, 0xFF, WIN_LEN);
 	assert_int_equal(rcout_aiopru_open(&r->spy.m, BLK_OFF, &out), -ENXIO);
 	assert_null(out);
 	assert_int_equal(r->spy.writes, 0);
@@ -370,16 +373,16 @@ static void test_rcout_aiopru_open_refuses_a_block_no_firmware_has_set_up(void *
 	/* Zeros: no start-up has written its 20 ms periods. */
 	assert_int_equal(rcout_aiopru_open(&r->spy.m, BLK_OFF, &out), -EPROTO);
 	/* The failsafe variant just started: mask, failsafe word, then {0 width, 20 ms} x 12. */
-	blk_put(&r->fw, 0, 0);
-	blk_put(&r->fw, 1, 0);
+	blk_put(r->fw.blk, 0, 0);
+	blk_put(r->fw.blk, 1, 0);
 	for (unsigned int ch = 0; ch < CH; ch++) {
-		blk_put(&r->fw, 2 + 2 * ch, 0);
-		blk_put(&r->fw, 3 + 2 * ch, TICKS_20MS);
+		blk_put(r->fw.blk, 2 + 2 * ch, 0);
+		blk_put(r->fw.blk, 3 + 2 * ch, TICKS_20MS);
 	}
 	assert_int_equal(rcout_aiopru_open(&r->spy.m, BLK_OFF, &out), -EPROTO);
 	/* One period of 0 is enough. */
 	fw_init_block(&r->fw);
-	blk_put(&r->fw, W_PERIOD(11), 0);
+	blk_put(r->fw.blk, W_PERIOD(11), 0);
 	assert_int_equal(rcout_aiopru_open(&r->spy.m, BLK_OFF, &out), -EPROTO);
 	assert_null(out);
 	assert_int_equal(r->spy.writes, 0);
@@ -393,10 +396,10 @@ static void test_rcout_aiopru_starts_all_12_off_at_50hz_even_after_a_previous_ru
 	fw_start(r);
 	/* A previous run left every output on, at 1500 us and 400 Hz. */
 	for (unsigned int ch = 0; ch < CH; ch++) {
-		blk_put(&r->fw, W_HIGH(ch), 1500 * TICKS_PER_US);
-		blk_put(&r->fw, W_PERIOD(ch), 500000);
+		blk_put(r->fw.blk, W_HIGH(ch), 1500 * TICKS_PER_US);
+		blk_put(r->fw.blk, W_PERIOD(ch), 500000);
 	}
-	blk_put(&r->fw, W_ENABLE, 0xFFF);
+	blk_put(r->fw.blk, W_ENABLE, 0xFFF);
 	for (unsigned int ch = 0; ch < CH; ch++)
 		wait_pulses(r, ch, 2);
 
@@ -404,16 +407,9 @@ static void test_rcout_aiopru_starts_all_12_off_at_50hz_even_after_a_previous_ru
 	want_open(&w);
 	assert_block(r, &w);
 	assert_int_equal(rcout_channels(out), 12);
-	/* The pulses under way end; no other starts. */
-	wait_a_while(r);
-	unsigned int before[CH];
-	for (unsigned int ch = 0; ch < CH; ch++)
-		before[ch] = rises(r, ch);
-	wait_a_while(r);
+	assert_no_pulse_starts(r);
 	for (unsigned int ch = 0; ch < CH; ch++) {
 		uint16_t us = 1;
-		assert_int_equal(rises(r, ch), before[ch]);
-		assert_int_equal(atomic_load(&r->fw.falls[ch]), before[ch]);
 		assert_int_equal(rcout_read(out, ch, &us), 0);
 		assert_int_equal(us, 0);
 	}
@@ -425,9 +421,7 @@ static void test_rcout_aiopru_writes_each_channel_to_its_words_and_it_pulses(voi
 	struct pru_ram *r = *state;
 	struct want w;
 
-	fw_start(r);
-	struct rcout *out = open_out(r);
-	want_open(&w);
+	struct rcout *out = open_running(r, &w);
 	for (unsigned int ch = 0; ch < CH; ch++) {
 		uint16_t us = (uint16_t)(1000 + 50 * ch);
 		assert_int_equal(rcout_write(out, ch, us), 0);
@@ -458,9 +452,7 @@ static void test_rcout_aiopru_switches_one_channel_off_and_leaves_the_others(voi
 	struct want w;
 	uint16_t us = 0;
 
-	fw_start(r);
-	struct rcout *out = open_out(r);
-	want_open(&w);
+	struct rcout *out = open_running(r, &w);
 	for (unsigned int ch = 0; ch < CH; ch++) {
 		assert_int_equal(rcout_write(out, ch, 1500), 0);
 		w.high[ch] = 1500 * TICKS_PER_US;
@@ -500,9 +492,7 @@ static void test_rcout_aiopru_lets_the_pulse_under_way_end_at_its_width(void **s
 	struct pru_ram *r = *state;
 	struct want w;
 
-	fw_start(r);
-	struct rcout *out = open_out(r);
-	want_open(&w);
+	struct rcout *out = open_running(r, &w);
 	assert_int_equal(rcout_write(out, 2, 2000), 0);
 	wait_pulses(r, 2, 1);
 	/* Caught just after a rising edge: the pin is high for 2000 us more. */
@@ -527,9 +517,7 @@ static void test_rcout_aiopru_sets_periods_per_channel_at_200_ticks_per_us(void 
 	struct pru_ram *r = *state;
 	struct want w;
 
-	fw_start(r);
-	struct rcout *out = open_out(r);
-	want_open(&w);
+	struct rcout *out = open_running(r, &w);
 	assert_int_equal(rcout_set_rate(out, 0x3, 400), 0);
 	w.period[0] = w.period[1] = 500000;
 	assert_block(r, &w);
@@ -557,9 +545,7 @@ static void test_rcout_aiopru_refuses_a_width_that_does_not_fit_its_period(void 
 	struct pru_ram *r = *state;
 	struct want w;
 
-	fw_start(r);
-	struct rcout *out = open_out(r);
-	want_open(&w);
+	struct rcout *out = open_running(r, &w);
 	assert_int_equal(rcout_set_rate(out, 0x1, 490), 0);
 	w.period[0] = 200000000 / 490;
 	/* 490 Hz is 2040.8 us: the firmware's period - high would wrap. */
@@ -611,15 +597,7 @@ static void test_rcout_aiopru_close_turns_every_output_off(void **state)
 	want_open(&w);
 	w.period[0] = w.period[1] = w.period[2] = w.period[3] = 500000;
 	assert_block(r, &w);
-	wait_a_while(r);
-	unsigned int before[CH];
-	for (unsigned int ch = 0; ch < CH; ch++)
-		before[ch] = rises(r, ch);
-	wait_a_while(r);
-	for (unsigned int ch = 0; ch < CH; ch++) {
-		assert_int_equal(rises(r, ch), before[ch]);
-		assert_int_equal(atomic_load(&r->fw.falls[ch]), before[ch]);
-	}
+	assert_no_pulse_starts(r);
 }
 
 static void test_rcout_aiopru_puts_rates_and_mask_back_after_a_firmware_restart(void **state)
@@ -628,9 +606,7 @@ static void test_rcout_aiopru_puts_rates_and_mask_back_after_a_firmware_restart(
 	struct want w;
 	uint16_t us = 0;
 
-	fw_start(r);
-	struct rcout *out = open_out(r);
-	want_open(&w);
+	struct rcout *out = open_running(r, &w);
 	assert_int_equal(rcout_set_rate(out, 0x3, 400), 0);
 	assert_int_equal(rcout_write(out, 0, 1500), 0);
 	assert_int_equal(rcout_write(out, 5, 1600), 0);
@@ -641,10 +617,7 @@ static void test_rcout_aiopru_puts_rates_and_mask_back_after_a_firmware_restart(
 	assert_block(r, &w);
 	wait_pulses(r, 0, 2);
 
-	/* RcAioPRU.p restarted: all off, no widths, 20 ms periods. */
-	atomic_store(&r->fw.restart, true);
-	while (atomic_load(&r->fw.restart))
-		nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
+	fw_restart(r);
 	assert_int_equal(rcout_read(out, 0, &us), 0);
 	assert_int_equal(us, 0);
 	/* The next width puts the rates and the mask back; channel 5 waits for its own. */
@@ -663,9 +636,7 @@ static void test_rcout_aiopru_puts_rates_and_mask_back_after_a_firmware_restart(
 	/* With everything off, the channel switched on finds its period gone. */
 	assert_int_equal(rcout_write(out, 0, 0), 0);
 	assert_int_equal(rcout_write(out, 5, 0), 0);
-	atomic_store(&r->fw.restart, true);
-	while (atomic_load(&r->fw.restart))
-		nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
+	fw_restart(r);
 	assert_int_equal(rcout_write(out, 1, 1000), 0);
 	want_open(&w);
 	w.period[0] = w.period[1] = 500000;
@@ -703,10 +674,7 @@ static void test_rcout_aiopru_main_loop_at_400hz_never_makes_a_pulse_it_did_not_
 		if (loop % 20 == 10)
 			assert_int_equal(rcout_set_rate(out, 0xF, loop % 40 == 10 ? 400 : 50), 0);
 		tick += 2500;
-		struct timespec ts = { .tv_sec = (time_t)(tick / 1000000u),
-				       .tv_nsec = (long)(tick % 1000000u) * 1000 };
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
+		sleep_until_us(tick);
 	}
 	unsigned int pulses = 0;
 	for (unsigned int ch = 0; ch < CH; ch++) {

@@ -24,13 +24,10 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "linux/hal_linux.h"
+#include "mmio_spy.h"
 #include "pru/hal_pru.h"
 
 #define WIN_LEN 0x3000         /* the PRU-ICSS's 12 KB of shared RAM */
@@ -63,33 +60,14 @@ struct pwm_fw {
 };
 
 struct pru_ram {
-	int fd;
-	struct mmio *win;           /* the backend's, through mmio_linux */
+	struct emul_memwin mem;     /* the backend's window (win) and the PRU's side (ram) */
 	struct pwm_fw fw;
 };
-
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static uint32_t blk_get(struct pwm_fw *f, unsigned int w)
-{
-	return __atomic_load_n(&f->blk[w], __ATOMIC_ACQUIRE);
-}
-
-static void blk_put(struct pwm_fw *f, unsigned int w, uint32_t v)
-{
-	__atomic_store_n(&f->blk[w], v, __ATOMIC_RELEASE);
-}
 
 /* One pass of pwmpru1's main loop over the command block. */
 static void fw_pass(struct pwm_fw *f)
 {
-	uint32_t msk = blk_get(f, W_ENMASK);
+	uint32_t msk = blk_get(f->blk, W_ENMASK);
 	uint32_t en = atomic_load(&f->enmask);
 
 	for (unsigned int i = 0; i < CH; i++) {
@@ -107,16 +85,16 @@ static void fw_pass(struct pwm_fw *f)
 				atomic_fetch_add(&f->spikes, 1);
 		}
 		if (msk & bit) {
-			uint32_t hi = blk_get(f, W_PERIODHI(i) + 1);
+			uint32_t hi = blk_get(f->blk, W_PERIODHI(i) + 1);
 			atomic_store(&f->hi[i], hi);
-			atomic_store(&f->lo[i], blk_get(f, W_PERIODHI(i)) - hi);
+			atomic_store(&f->lo[i], blk_get(f->blk, W_PERIODHI(i)) - hi);
 		}
-		blk_put(f, W_HILO_READ(i), 0);
-		blk_put(f, W_HILO_READ(i) + 1, atomic_load(&f->hi[i]));
+		blk_put(f->blk, W_HILO_READ(i), 0);
+		blk_put(f->blk, W_HILO_READ(i) + 1, atomic_load(&f->hi[i]));
 	}
 	atomic_store(&f->enmask, en);
-	blk_put(f, W_MAGIC, REPLY_MAGIC);
-	blk_put(f, W_ENMASK_READ, en);
+	blk_put(f->blk, W_MAGIC, REPLY_MAGIC);
+	blk_put(f->blk, W_ENMASK_READ, en);
 }
 
 /* A pass every 20 us or so: prompt, as PRU1's own core is, without taking a CPU. */
@@ -134,8 +112,8 @@ static void *fw_run(void *arg)
 		atomic_store(&f->hi[i], 20000);
 		atomic_store(&f->lo[i], 20000);
 	}
-	blk_put(f, W_ENMASK, 0);
-	blk_put(f, W_MAGIC, REPLY_MAGIC);
+	blk_put(f->blk, W_ENMASK, 0);
+	blk_put(f->blk, W_MAGIC, REPLY_MAGIC);
 	while (!atomic_load(&f->stop)) {
 		if (atomic_load(&f->halted)) {
 			fw_nap();
@@ -146,7 +124,7 @@ static void *fw_run(void *arg)
 		/* With outputs on it waits for the next toggle, or a command. */
 		if (atomic_load(&f->enmask) != 0) {
 			uint64_t until = mono_us() + TOGGLE_WAIT_US;
-			while (blk_get(f, W_MAGIC) != CMD_MAGIC && mono_us() < until &&
+			while (blk_get(f->blk, W_MAGIC) != CMD_MAGIC && mono_us() < until &&
 			       !atomic_load(&f->stop))
 				fw_nap();
 		} else {
@@ -192,8 +170,8 @@ static void wait_passes(struct pru_ram *r, unsigned int n)
 
 	/* Ask it to look, as a waiting firmware would otherwise sleep a period. */
 	while (atomic_load(&r->fw.passes) - p0 < n) {
-		if (blk_get(&r->fw, W_MAGIC) == REPLY_MAGIC)
-			blk_put(&r->fw, W_MAGIC, CMD_MAGIC);
+		if (blk_get(r->fw.blk, W_MAGIC) == REPLY_MAGIC)
+			blk_put(r->fw.blk, W_MAGIC, CMD_MAGIC);
 		assert_true(mono_us() < give_up);
 		sched_yield();
 	}
@@ -202,18 +180,10 @@ static void wait_passes(struct pru_ram *r, unsigned int n)
 static int setup(void **state)
 {
 	struct pru_ram *r = calloc(1, sizeof(*r));
-	char path[64];
 
 	assert_non_null(r);
-	r->fd = memfd_create("fulmar-pru-shared-ram", MFD_CLOEXEC);
-	assert_true(r->fd >= 0);
-	assert_int_equal(ftruncate(r->fd, WIN_LEN), 0);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", r->fd);
-	const struct mmio_config cfg = { .mem_path = path, .phys_base = 0, .len = WIN_LEN };
-	assert_int_equal(mmio_linux_open(&cfg, "/sys", &r->win), 0);
-	void *pru = mmap(NULL, WIN_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
-	assert_true(pru != MAP_FAILED);
-	r->fw.blk = (volatile uint32_t *)pru + CMD_OFF / 4;
+	assert_int_equal(emul_memwin_open(&r->mem, WIN_LEN), 0);
+	r->fw.blk = r->mem.ram + CMD_OFF / 4;
 	*state = r;
 	return 0;
 }
@@ -223,9 +193,7 @@ static int teardown(void **state)
 	struct pru_ram *r = *state;
 
 	fw_stop(r);
-	munmap((void *)(r->fw.blk - CMD_OFF / 4), WIN_LEN);
-	mmio_close(r->win);
-	close(r->fd);
+	emul_memwin_close(&r->mem);
 	free(r);
 	return 0;
 }
@@ -234,7 +202,7 @@ static struct rcout *open_out(struct pru_ram *r)
 {
 	struct rcout *out = NULL;
 
-	assert_int_equal(rcout_pru_open(r->win, CMD_OFF, &out), 0);
+	assert_int_equal(rcout_pru_open(r->mem.win, CMD_OFF, &out), 0);
 	assert_non_null(out);
 	return out;
 }
@@ -249,8 +217,8 @@ static void test_rcout_pru_open_refuses_a_block_outside_the_window(void **state)
 	struct pru_ram *r = *state;
 	struct rcout *out = NULL;
 
-	assert_int_equal(rcout_pru_open(r->win, WIN_LEN - RCOUT_PRU_BYTES + 4, &out), -EINVAL);
-	assert_int_equal(rcout_pru_open(r->win, 2, &out), -EINVAL);
+	assert_int_equal(rcout_pru_open(r->mem.win, WIN_LEN - RCOUT_PRU_BYTES + 4, &out), -EINVAL);
+	assert_int_equal(rcout_pru_open(r->mem.win, 2, &out), -EINVAL);
 	assert_null(out);
 }
 
@@ -260,7 +228,7 @@ static void test_rcout_pru_open_refuses_a_window_of_all_ones(void **state)
 	struct rcout *out = NULL;
 
 	memset((void *)r->fw.blk, 0xFF, RCOUT_PRU_BYTES);
-	assert_int_equal(rcout_pru_open(r->win, CMD_OFF, &out), -ENXIO);
+	assert_int_equal(rcout_pru_open(r->mem.win, CMD_OFF, &out), -ENXIO);
 	assert_null(out);
 }
 
@@ -270,14 +238,14 @@ static void test_rcout_pru_open_says_timedout_when_no_firmware_answers(void **st
 	struct rcout *out = NULL;
 
 	uint64_t t0 = mono_us();
-	assert_int_equal(rcout_pru_open(r->win, CMD_OFF, &out), -ETIMEDOUT);
+	assert_int_equal(rcout_pru_open(r->mem.win, CMD_OFF, &out), -ETIMEDOUT);
 	uint64_t took = mono_us() - t0;
 	assert_null(out);
 	assert_true(took >= RCOUT_PRU_ANSWER_US);
 	/* A hang check, not a timing one: generous for a busy host. */
 	assert_true(took < 10000000);
 	/* It left a command for the firmware to answer. */
-	assert_int_equal(blk_get(&r->fw, W_MAGIC), CMD_MAGIC);
+	assert_int_equal(blk_get(r->fw.blk, W_MAGIC), CMD_MAGIC);
 }
 
 static void test_rcout_pru_starts_all_12_off_at_50hz_even_after_a_previous_run(void **state)
@@ -286,7 +254,7 @@ static void test_rcout_pru_starts_all_12_off_at_50hz_even_after_a_previous_run(v
 
 	fw_start(r);
 	/* A previous run left outputs 3 and 7 on (and a single bit would stop one). */
-	blk_put(&r->fw, W_ENMASK, (1u << 3) | (1u << 7));
+	blk_put(r->fw.blk, W_ENMASK, (1u << 3) | (1u << 7));
 	wait_passes(r, 2);
 	assert_int_equal(fw_enmask(r), (1u << 3) | (1u << 7));
 
@@ -295,7 +263,7 @@ static void test_rcout_pru_starts_all_12_off_at_50hz_even_after_a_previous_run(v
 	assert_int_equal(rcout_channels(out), 12);
 	assert_int_equal(fw_enmask(r), 0);
 	for (unsigned int bit = 0; bit < CH; bit++)
-		assert_int_equal(blk_get(&r->fw, W_PERIODHI(bit)), 200000000 / 50);
+		assert_int_equal(blk_get(r->fw.blk, W_PERIODHI(bit)), 200000000 / 50);
 	for (unsigned int ch = 0; ch < CH; ch++) {
 		uint16_t us = 1;
 		assert_int_equal(rcout_read(out, ch, &us), 0);
@@ -386,9 +354,9 @@ static void test_rcout_pru_sets_periods_at_200_ticks_per_us(void **state)
 	assert_int_equal(rcout_set_rate(out, 0x3, 400), 0);
 	assert_int_equal(rcout_write(out, 0, 1000), 0);
 	wait_passes(r, 2);
-	assert_int_equal(blk_get(&r->fw, W_PERIODHI(chan_bit[0])), 500000);
-	assert_int_equal(blk_get(&r->fw, W_PERIODHI(chan_bit[1])), 500000);
-	assert_int_equal(blk_get(&r->fw, W_PERIODHI(chan_bit[2])), 4000000);
+	assert_int_equal(blk_get(r->fw.blk, W_PERIODHI(chan_bit[0])), 500000);
+	assert_int_equal(blk_get(r->fw.blk, W_PERIODHI(chan_bit[1])), 500000);
+	assert_int_equal(blk_get(r->fw.blk, W_PERIODHI(chan_bit[2])), 4000000);
 	assert_int_equal(atomic_load(&r->fw.lo[chan_bit[0]]), 500000 - 200000);
 	rcout_close(out);
 }
@@ -404,7 +372,7 @@ static void test_rcout_pru_refuses_a_width_that_does_not_fit_its_period(void **s
 	assert_int_equal(rcout_write(out, 0, 2041), -EINVAL);
 	assert_int_equal(rcout_write(out, 0, 2040), 0);
 	assert_int_equal(rcout_set_rate(out, 0x1, 500), -EINVAL);
-	assert_int_equal(blk_get(&r->fw, W_PERIODHI(chan_bit[0])), 200000000 / 490);
+	assert_int_equal(blk_get(r->fw.blk, W_PERIODHI(chan_bit[0])), 200000000 / 490);
 	/* An output that is off does not hold a rate back. */
 	assert_int_equal(rcout_write(out, 0, 0), 0);
 	assert_int_equal(rcout_set_rate(out, 0x1, 500), 0);
@@ -423,7 +391,7 @@ static void test_rcout_pru_close_turns_every_output_off(void **state)
 	assert_int_equal(__builtin_popcount(fw_enmask(r)), 6);
 	rcout_close(out);
 	assert_int_equal(fw_enmask(r), 0);
-	assert_int_equal(blk_get(&r->fw, W_ENMASK), 0);
+	assert_int_equal(blk_get(r->fw.blk, W_ENMASK), 0);
 }
 
 static void test_rcout_pru_puts_the_mask_back_after_a_firmware_restart(void **state)
@@ -474,7 +442,7 @@ static void test_rcout_pru_gives_up_at_once_on_a_firmware_that_stopped(void **st
 
 	/* It comes back and answers the command left for it: the next request goes through. */
 	atomic_store(&r->fw.halted, false);
-	while (blk_get(&r->fw, W_MAGIC) != REPLY_MAGIC)
+	while (blk_get(r->fw.blk, W_MAGIC) != REPLY_MAGIC)
 		sched_yield();
 	assert_int_equal(rcout_write(out, 0, 0), 0);
 	assert_int_equal(fw_enmask(r), 1u << chan_bit[1]);
