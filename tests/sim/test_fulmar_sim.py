@@ -506,6 +506,25 @@ def airframes(env):
     check(first["phase"] == "air" and abs(-float(first["pos_d_m"]) - 100.0) < 0.5, "air start: %s" % first)
     check(abs(float(first["airspeed_m_s"]) - 20.0) < 0.5 and abs(float(first["yaw_deg"]) - 45.0) < 1.0,
           "air start: %s" % first)
+    # The quad: its hover figures; on its feet, armed with every motor at 0 (the peer's idle
+    # profile); its truth has its four motors' columns before the events.
+    out = subprocess.run([env.sim, "--airframe", "quad", "--figures"], capture_output=True, text=True, timeout=60)
+    check(out.returncode == 0 and "hover on a full pack: throttle 0.431" in out.stdout, out.stdout + out.stderr)
+    check("thrust/weight 3.24" in out.stdout, "no thrust/weight: " + out.stdout)
+    truth = os.path.join(env.tmp, "quad.csv")
+    r = Run(env, ["--airframe", "quad", "--heading", "30", "--duration", "2", "--truth", truth],
+            ["--profile", "idle", "--idle", "1"]).wait()
+    check(r.rc == 0, "quad: exit status %d: %s" % (r.rc, r.err))
+    head, rows = read_truth(truth)
+    motors = ["motor%d" % i for i in range(1, 5)] + ["motor%d_rad_s" % i for i in range(1, 5)]
+    check(head[-10:] == ["impact_m_s"] + motors + ["events"], "quad's columns: %s" % head)
+    first = rows[0]
+    check("airframe quad hover throttle 0.431" in first["events"], "quad's first event: %s" % first["events"])
+    check(abs(float(first["yaw_deg"]) - 30.0) < 0.1 and abs(float(first["roll_deg"])) < 0.01, "quad at rest: %s" % first)
+    check(all(x["phase"] == "ground" and x["crashed"] == "0" and x["motor1"] == "0.0000" for x in rows),
+          "the quad did not stay on its feet, motors stopped")
+    r = Run(env, ["--airframe", "quad", "--air-start", "50,5", "--duration", "1"], peer=False).wait()
+    check(r.rc == 2 and "starts on the ground" in r.err, "quad air start: status %d: %s" % (r.rc, r.err))
 
 
 class Env:

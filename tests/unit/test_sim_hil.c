@@ -447,6 +447,42 @@ static void test_sim_hil_controls_without_pulses_hold_and_the_motor_stops(void *
 	assert_true(world.commanded.aileron == 0.0 && world.commanded.throttle == 0.5);
 }
 
+/* A multirotor over the wire (docs/hil.md): controls[i] is motor i + 1's
+ * output 0..1 in ArduCopter's order; a motor without pulses stops; a motor
+ * below 0 is out of range, the whole message dropped; past the motors the
+ * indices drive nothing (-1..1 as ever). */
+static void test_sim_hil_multirotor_controls_are_its_motors(void **state)
+{
+	uint8_t buf[MAVLINK_MAX_FRAME_LEN];
+	struct sim_world_config c;
+	sim_timeline_init(&tl);
+	sim_world_config_default(&c);
+	sim_airframe_quad(&c.airframe);
+	assert_int_equal(sim_world_init(&world, &c, &tl), 0);
+	sim_hil_init(&hil, &world, 1, 1);
+	sim_hil_frame(&hil, 4, &tx, NULL, NULL);
+	float m[16] = { 0.2f, 0.4f, 0.6f, 0.8f, -0.5f };
+	sim_hil_input(&hil, buf, controls_msg(4000, m, 128, 1, buf));
+	assert_true(hil.answered);
+	for (int i = 0; i < 4; i++)
+		assert_true(world.motor_cmd[i] == (double)m[i]);
+	/* no pulses to motor 2 (bit 33): its ESC stops it, whatever the value */
+	m[1] = 0.5f;
+	sim_hil_input(&hil, buf, controls_msg(4000, m, 128, 1 | (1ull << 33), buf));
+	assert_true(world.motor_cmd[1] == 0.0 && world.motor_cmd[2] == (double)0.6f);
+	/* a motor sent as -1..1: dropped and said */
+	m[2] = -0.2f;
+	sim_hil_input(&hil, buf, controls_msg(4000, m, 128, 1, buf));
+	assert_int_equal(hil.st.problems[SIM_HIL_RANGE], 1);
+	assert_non_null(strstr(hil.problem_text[SIM_HIL_RANGE], "controls[2] = -0.2, outside 0..1 (a motor)"));
+	assert_true(world.motor_cmd[2] == (double)0.6f);
+	/* disarmed: every motor exactly 0 */
+	m[2] = 0.6f;
+	sim_hil_input(&hil, buf, controls_msg(4000, m, 0, 1, buf));
+	for (int i = 0; i < 4; i++)
+		assert_true(world.motor_cmd[i] == 0.0);
+}
+
 static void test_sim_hil_link_loss_sends_nothing_and_takes_nothing(void **state)
 {
 	uint8_t buf[MAVLINK_MAX_FRAME_LEN];
@@ -496,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_sim_hil_applies_controls_that_answer_the_frame),
 		cmocka_unit_test(test_sim_hil_drops_bad_controls_and_says_why),
 		cmocka_unit_test(test_sim_hil_controls_without_pulses_hold_and_the_motor_stops),
+		cmocka_unit_test(test_sim_hil_multirotor_controls_are_its_motors),
 		cmocka_unit_test(test_sim_hil_link_loss_sends_nothing_and_takes_nothing),
 		cmocka_unit_test(test_sim_hil_same_seed_same_bytes),
 	};

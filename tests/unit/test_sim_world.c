@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "wmm_field.h"
@@ -18,6 +19,7 @@
 
 #define DEG (M_PI / 180.0)
 #define G SIM_G0_M_S2
+#define assert_near_world(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 
 static struct sim_timeline tl;
 static struct sim_world w, w2;
@@ -516,7 +518,7 @@ static void test_sim_world_truth_is_deterministic_and_well_formed(void **state)
 	}
 	assert_memory_equal(&w.st, &w2.st, sizeof(w.st));
 	char h[600];
-	sim_truth_csv_header(h, sizeof(h));
+	sim_truth_csv_header(&w, h, sizeof(h));
 	assert_int_equal(columns(h), columns(a[0]));
 	assert_int_equal(columns(h), columns(a[100]));   /* the comma in the event is gone */
 	assert_non_null(strstr(a[100], ",1.000 gps_glitch 1 5 5;x y\n"));
@@ -525,6 +527,144 @@ static void test_sim_world_truth_is_deterministic_and_well_formed(void **state)
 	run_to(1.0);
 	sim_truth_csv_row(&w, "", b, sizeof(b));
 	assert_string_not_equal(a[99], b);
+}
+
+/* A plane's truth has the columns it always had, to the byte (the planes fly
+ * byte-identically whatever else airframes add). */
+static void test_sim_world_plane_truth_columns_are_unchanged(void **state)
+{
+	start("", 1);
+	char h[1024];
+	int n = sim_truth_csv_header(&w, h, sizeof(h));
+	assert_string_equal(h,
+			    "t_s,phase,lat_deg,lon_deg,alt_msl_m,pos_n_m,pos_e_m,pos_d_m,"
+			    "vel_n_m_s,vel_e_m_s,vel_d_m_s,q_w,q_x,q_y,q_z,roll_deg,pitch_deg,yaw_deg,"
+			    "rate_p_deg_s,rate_q_deg_s,rate_r_deg_s,airspeed_m_s,alpha_deg,beta_deg,"
+			    "wind_n_m_s,wind_e_m_s,wind_d_m_s,aileron,elevator,rudder,throttle_cmd,throttle,"
+			    "thrust_n,armed,batt_v,batt_a,batt_used_mah,on_ground,crashed,impact_m_s,events\n");
+	assert_int_equal(n, (int)strlen(h));
+	/* cut short, it says how much it needed */
+	char small[16];
+	assert_int_equal(sim_truth_csv_header(&w, small, sizeof(small)), n);
+	assert_int_equal(strlen(small), sizeof(small) - 1);
+}
+
+static void start_airframe(const char *airframe, const char *timeline)
+{
+	char err[160];
+	struct sim_world_config c;
+	sim_timeline_init(&tl);
+	if (sim_timeline_parse(&tl, timeline, strlen(timeline), "t", err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	sim_timeline_sort(&tl);
+	sim_world_config_default(&c);
+	assert_int_equal(sim_airframe_by_name(airframe, &c.airframe), 0);
+	assert_int_equal(sim_world_init(&w, &c, &tl), 0);
+}
+
+/* docs/hil.md: on a multirotor controls[i] is motor i + 1's output 0..1,
+ * ArduCopter's order, and exactly 0 while disarmed; no surfaces. */
+static void test_sim_world_multirotor_controls_are_its_motors_in_order(void **state)
+{
+	start_airframe("quad", "");
+	assert_int_equal(sim_world_phase(&w), SIM_PHASE_GROUND);
+	assert_false(w.ground_held);
+	for (int i = 0; i < SIM_ACTUATORS; i++)
+		assert_int_equal(sim_world_ctl_is_motor(&w, i), i < 4);
+	float c[SIM_ACTUATORS] = { 0.2f, 0.3f, 0.4f, 0.5f, -0.5f };
+	assert_int_equal(sim_world_set_actuators(&w, c, 128, 0), 0);
+	for (int i = 0; i < 4; i++)
+		assert_true(w.motor_cmd[i] == (double)c[i]);
+	assert_true(w.commanded.aileron == 0.0 && w.commanded.elevator == 0.0 && w.commanded.rudder == 0.0);
+	assert_near_world(w.commanded.throttle, 0.35, 1e-7);
+	run_to(0.2);
+	for (int i = 0; i < 4; i++)
+		assert_true(w.motor_out[i] == w.motor_cmd[i] && w.st.esc_out[i] == w.motor_cmd[i]);
+	/* each motor its own output: the speeds in the outputs' order */
+	assert_true(w.st.motor_rad_s[0] > 100.0);
+	for (int i = 1; i < 4; i++)
+		assert_true(w.st.motor_rad_s[i] > w.st.motor_rad_s[i - 1] + 10.0);
+	/* a motor output below 0 or above 1 is refused whole; index 4 is no motor */
+	float bad[SIM_ACTUATORS] = { 0.2f, -0.1f, 0.4f, 0.5f };
+	assert_int_equal(sim_world_set_actuators(&w, bad, 128, 0), -ERANGE);
+	bad[1] = 1.01f;
+	assert_int_equal(sim_world_set_actuators(&w, bad, 128, 0), -ERANGE);
+	assert_true(w.motor_cmd[1] == (double)0.3f);
+	/* disarmed: every motor exactly 0, whatever the outputs say */
+	assert_int_equal(sim_world_set_actuators(&w, c, 0, 0), 0);
+	for (int i = 0; i < 4; i++)
+		assert_true(w.motor_cmd[i] == 0.0);
+	run_to(0.6);
+	for (int i = 0; i < 4; i++)
+		assert_true(w.motor_out[i] == 0.0 && w.st.motor_rad_s[i] < 1.0);
+	assert_true(w.st.thrust_n < 0.01 && w.applied.throttle == 0.0);
+
+	/* the hexa's six */
+	start_airframe("hexa", "");
+	for (int i = 0; i < SIM_ACTUATORS; i++)
+		assert_int_equal(sim_world_ctl_is_motor(&w, i), i < 6);
+	float h[SIM_ACTUATORS] = { 0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, -1.0f };
+	assert_int_equal(sim_world_set_actuators(&w, h, 128, 0), 0);
+	for (int i = 0; i < 6; i++)
+		assert_true(w.motor_cmd[i] == (double)h[i]);
+
+	/* a plane's controls are as they were: index 0 is the aileron */
+	start("", 3);
+	assert_true(sim_world_ctl_is_motor(&w, SIM_CTL_THROTTLE));
+	assert_false(sim_world_ctl_is_motor(&w, 0));
+}
+
+/* motor_fail stops every motor of a multirotor; it comes back after. */
+static void test_sim_world_multirotor_motor_fail_stops_every_motor(void **state)
+{
+	start_airframe("quad", "0.5 motor_fail 0.5\n");
+	float c[SIM_ACTUATORS] = { 0.3f, 0.3f, 0.3f, 0.3f };
+	assert_int_equal(sim_world_set_actuators(&w, c, 128, 0), 0);
+	run_to(0.45);
+	assert_true(w.st.thrust_n > 5.0);
+	run_to(0.9);
+	for (int i = 0; i < 4; i++)
+		assert_true(w.motor_out[i] == 0.0 && w.motor_cmd[i] == (double)0.3f);
+	assert_true(w.st.thrust_n < 0.5 && w.applied.throttle == 0.0);
+	run_to(1.3);
+	assert_true(w.motor_out[0] == (double)0.3f && w.st.thrust_n > 5.0);
+}
+
+/* A multirotor's truth: the planes' columns, then its motors' outputs and
+ * speeds, then the events, last as always. */
+static void test_sim_world_multirotor_truth_has_its_motors(void **state)
+{
+	static const char *const names[2] = { "quad", "hexa" };
+	for (int k = 0; k < 2; k++) {
+		start_airframe(names[k], "0.1 gps_loss 1\n");
+		char h[1024], r[1536], tail[256];
+		sim_truth_csv_header(&w, h, sizeof(h));
+		int n = k ? 6 : 4;
+		size_t off = 0;
+		off += (size_t)snprintf(tail + off, sizeof(tail) - off, ",impact_m_s,");
+		for (int i = 1; i <= n; i++)
+			off += (size_t)snprintf(tail + off, sizeof(tail) - off, "motor%d,", i);
+		for (int i = 1; i <= n; i++)
+			off += (size_t)snprintf(tail + off, sizeof(tail) - off, "motor%d_rad_s,", i);
+		snprintf(tail + off, sizeof(tail) - off, "events\n");
+		assert_non_null(strstr(h, tail));
+		assert_int_equal(strlen(strstr(h, tail)), strlen(tail));
+		float c[SIM_ACTUATORS] = { 0.25f, 0.5f, 0.75f, 1.0f, 0.125f, 0.0f };
+		assert_int_equal(sim_world_set_actuators(&w, c, 128, 0), 0);
+		run_to(0.2);
+		int len = sim_truth_csv_row(&w, "0.100 gps_loss 1", r, sizeof(r));
+		assert_true(len > 0 && len < (int)sizeof(r));
+		assert_int_equal(columns(h), columns(r));
+		assert_non_null(strstr(r, k ? ",0.2500,0.5000,0.7500,1.0000,0.1250,0.0000," : ",0.2500,0.5000,0.7500,1.0000,"));
+		assert_non_null(strstr(r, ",0.100 gps_loss 1\n"));
+		/* too small a buffer: cut, never overrun, and says what it needed */
+		char small[300];
+		memset(small, 'x', sizeof(small));
+		int need = sim_truth_csv_row(&w, "", small, sizeof(small) - 8);
+		assert_true(need >= (int)sizeof(small) - 8);
+		for (size_t i = sizeof(small) - 8; i < sizeof(small); i++)
+			assert_int_equal(small[i], 'x');
+	}
 }
 
 static void test_sim_world_takes_the_earth_field_from_the_magnetic_model_at_home(void **state)
@@ -588,6 +728,10 @@ int main(void)
 		cmocka_unit_test(test_sim_world_throttle_is_0_to_1_and_off_while_disarmed),
 		cmocka_unit_test(test_sim_world_elevons_and_vtails_fly_as_the_surfaces_they_mix),
 		cmocka_unit_test(test_sim_world_truth_is_deterministic_and_well_formed),
+		cmocka_unit_test(test_sim_world_plane_truth_columns_are_unchanged),
+		cmocka_unit_test(test_sim_world_multirotor_controls_are_its_motors_in_order),
+		cmocka_unit_test(test_sim_world_multirotor_motor_fail_stops_every_motor),
+		cmocka_unit_test(test_sim_world_multirotor_truth_has_its_motors),
 		cmocka_unit_test(test_sim_world_takes_the_earth_field_from_the_magnetic_model_at_home),
 		cmocka_unit_test(test_sim_world_rejects_an_imu_rate_that_does_not_divide_a_second),
 	};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -93,6 +94,7 @@ void sim_airframe_default(struct sim_airframe *p)
 	p->batt_r_ohm = 0.030;
 
 	/* nose, belly, tail skid, wing tips, canopy, fin top */
+	p->n_contacts = 7;
 	p->contact_body_m[0] = v3_make(0.45, 0.0, 0.08);
 	p->contact_body_m[1] = v3_make(-0.25, 0.0, 0.07);
 	p->contact_body_m[2] = v3_make(-0.95, 0.0, 0.02);
@@ -229,6 +231,7 @@ void sim_airframe_cub(struct sim_airframe *p)
 	p->batt_r_ohm = 0.010;
 
 	/* propeller tip, belly, tail post, wing tips, top of the wing, top of the fin */
+	p->n_contacts = 7;
 	p->contact_body_m[0] = v3_make(0.55, 0.0, 0.20);
 	p->contact_body_m[1] = v3_make(-0.30, 0.0, 0.15);
 	p->contact_body_m[2] = v3_make(-1.65, 0.0, -0.03);
@@ -291,6 +294,181 @@ void sim_airframe_cub_caster(struct sim_airframe *p)
 	p->slipstream_tail = 0.3;
 }
 
+/*
+ * The multirotors. Where their numbers come from:
+ * - Motor order and spin: ArduCopter's (AP_MotorsMatrix.cpp, setup_motors;
+ *   ardupilot.org/copter/docs/connect-escs-and-motors.html). Quad X: 1 front
+ *   right CCW, 2 rear left CCW, 3 front left CW, 4 rear right CW. Hexa X, by
+ *   the angle clockwise from the nose: 1 at 90 (right) CW, 2 at -90 (left)
+ *   CCW, 3 at -30 (front left) CW, 4 at 150 (rear right) CCW, 5 at 30 (front
+ *   right) CCW, 6 at -150 (rear left) CW.
+ * - Propeller: a 10-inch slow-flyer/multirotor propeller of 4.5-4.7 in
+ *   pitch. Static C_T 0.118 and C_P 0.048 (C_Q = C_P / 2 pi) are the
+ *   averages of the UIUC Propeller Data Site's static measurements of the
+ *   APC 10x4.7 SF over 2400-6500 rpm (volume 1, apcsf_10x4.7_static_kt0835;
+ *   APC's 10x4.5 MR, the multirotor version, is not in the database); its
+ *   run at 6513 rpm (apcsf_10x4.7_rd0842_6513) gives C_T 0.070 at J = 0.38
+ *   and 0.018 at J = 0.60, which ct1 -0.08, ct2 -0.13 meet to within 0.006.
+ *   That is k_T = C_T rho D^4 / (4 pi^2) = 1.52e-5 N/(rad/s)^2 and k_Q =
+ *   C_Q rho D^5 / (4 pi^2) = 2.51e-7 N m/(rad/s)^2 at sea level (1.44e-5 and
+ *   2.37e-7 at the default home's 584 m); the torque-to-thrust ratio,
+ *   0.016 m, is that of RotorS's multirotor models (moment constant 0.016 m).
+ * - Motor: a 2212-class 920 kV outrunner, 0.5 A no-load; 0.30 ohm is the
+ *   winding's (about 0.1) with the ESC's, the wiring's and the connectors'
+ *   resistance lumped, chosen so that full throttle on a full 4S pack gives
+ *   about 1.2 kg and 19 A a motor: the order of the thrust tables published
+ *   for such motors with 10-inch propellers on 4S (an estimate, not a
+ *   measurement). Time constant 0.03 s: the mechanical one of a 10-inch
+ *   propeller and rotor (about 1.5e-5 kg m^2) on this motor near hover is
+ *   J / (k_E^2 / R + 2 k_Q omega) = 0.025 s; PX4's Gazebo Iris and RotorS
+ *   use 0.0125 s up and 0.025 s down.
+ * - Rotor drag: 1.75e-4 N per (m/s) per (rad/s) across each disc, PX4's
+ *   Gazebo Iris's rotorDragCoefficient (1.5 kg, 10-inch propellers); with
+ *   the body's drag area (0.04 m^2 from the side: a 450 frame, its battery
+ *   and canopy at a drag coefficient of about 1, 0.06 from above) the quad
+ *   level at hover meets 5.9 N of drag at 10 m/s (3.5 of it the rotors',
+ *   linear in the speed), and holds its place in a 10 m/s wind tilted 23
+ *   degrees into it (ArduCopter's ANGLE_MAX is 30 by default).
+ * - Inertia: point masses of about 0.08 kg (motor, propeller, ESC) at the
+ *   arm's end, the arms as rods and the centre (battery, flight controller,
+ *   plates) as a box: Jxx = Jyy 0.012, Jzz 0.022 kg m^2 for the quad (the
+ *   Iris, larger, has 0.029 and 0.055); estimates, not measurements.
+ * - Rotational damping of the frame: 0.005 N m per rad/s in roll and pitch,
+ *   0.003 in yaw, beside what the rotors give (their thrust changes with the
+ *   flow along the shaft as the body rolls: about 0.012 N m per rad/s).
+ * - Ground: four feet of a landing gear 0.20 m below the centre of gravity,
+ *   0.20 m apart fore and aft and 0.24 m across; spring-damper 2000 N/m,
+ *   40 N s/m a foot (1.8 mm of squash, damped at 0.7 of the critical rate
+ *   for the 1.5 kg); static friction 0.5 (skids on grass; the feet held by
+ *   2000 N/m, 40 N s/m along the ground until they slip, so that a wind
+ *   does not creep it across the field). Touching down with a sideways
+ *   drift, the feet's friction rolls it over its downwind feet: dropped
+ *   from 0.3 m at 1 m/s down, motors stopped, it rocks back from 1.5 m/s of
+ *   drift and goes over onto its propellers from 2 m/s, a crash
+ *   (test_sim_multirotor.c; it also lands one under power at 0.6 and one at
+ *   2.7 m/s of drift). The propeller tips (the hub and a propeller's radius
+ *   along the arm) and the top touch only when it has gone over.
+ * - Battery: 4S 5 Ah (the quad), 20 mOhm.
+ */
+static struct v3 arm_at(double deg_cw_from_nose, double arm_m, double z_m)
+{
+	return v3_make(arm_m * cos(deg_cw_from_nose * DEG), arm_m * sin(deg_cw_from_nose * DEG), z_m);
+}
+
+/* What the quad and the hexa share: motor, propeller, drag, ground. */
+static void multirotor_common(struct sim_airframe *p)
+{
+	p->hand_launched = false;
+	p->prop_diam_m = 0.254;
+	p->ct0 = 0.118;
+	p->ct1 = -0.08;
+	p->ct2 = -0.13;
+	p->cq0 = 0.048 / (2.0 * M_PI);
+	p->motor_kv_rpm_v = 920.0;
+	p->motor_r_ohm = 0.30;
+	p->motor_i0_a = 0.5;
+	p->motor_tau_s = 0.03;
+	p->rotor_drag_n_s_m = 1.75e-4;
+	p->batt_cells = 4;
+	p->ground_mu = 0.5;
+	p->ground_mu_dig = 2.0;
+	p->nose_over_speed_m_s = 4.0;
+	p->crash_speed_m_s = 5.0;
+}
+
+/* Contact points: the four feet, a propeller tip per rotor (the hub and a
+ * propeller's radius out along its arm), the top. */
+static void multirotor_contacts(struct sim_airframe *p, double foot_x_m, double foot_y_m, double foot_z_m,
+				double top_z_m)
+{
+	static const char *const prop_names[SIM_ROTORS_MAX] = {
+		"propeller 1", "propeller 2", "propeller 3", "propeller 4",
+		"propeller 5", "propeller 6", "propeller 7", "propeller 8",
+	};
+	static const char *const foot_names[4] = { "the front right foot", "the front left foot",
+		"the rear right foot", "the rear left foot" };
+	int n = 0;
+	for (int i = 0; i < 4; i++) {
+		p->contact_body_m[n] = v3_make(i < 2 ? foot_x_m : -foot_x_m, i % 2 ? -foot_y_m : foot_y_m, foot_z_m);
+		p->contact_name[n++] = foot_names[i];
+	}
+	for (int i = 0; i < p->n_rotors; i++) {
+		struct v3 h = p->rotor[i].pos_body_m;
+		double r = hypot(h.x, h.y), k = (r + 0.5 * p->prop_diam_m) / r;
+		p->contact_body_m[n] = v3_make(h.x * k, h.y * k, h.z);
+		p->contact_crash_mask |= 1u << n;
+		p->contact_name[n++] = prop_names[i];
+	}
+	assert(n < SIM_CONTACTS);
+	p->contact_body_m[n] = v3_make(0.0, 0.0, top_z_m);
+	p->contact_crash_mask |= 1u << n;
+	p->contact_name[n++] = "the top";
+	p->n_contacts = n;
+}
+
+void sim_airframe_quad(struct sim_airframe *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->name = "quad";
+	multirotor_common(p);
+	p->mass_kg = 1.5;
+	p->jxx_kg_m2 = 0.012;
+	p->jyy_kg_m2 = 0.012;
+	p->jzz_kg_m2 = 0.022;
+	/* 450 mm between opposite motors; the propellers 3 cm above the centre of gravity */
+	p->n_rotors = 4;
+	p->rotor[0] = (struct sim_rotor){ arm_at(45.0, 0.225, -0.03), true };
+	p->rotor[1] = (struct sim_rotor){ arm_at(-135.0, 0.225, -0.03), true };
+	p->rotor[2] = (struct sim_rotor){ arm_at(-45.0, 0.225, -0.03), false };
+	p->rotor[3] = (struct sim_rotor){ arm_at(135.0, 0.225, -0.03), false };
+	p->body_cda_m2 = v3_make(0.04, 0.04, 0.06);
+	p->rot_damp_nm_s = v3_make(0.005, 0.005, 0.003);
+	p->batt_capacity_ah = 5.0;
+	p->batt_r_ohm = 0.020;
+	p->ground_k_n_m = 2000.0;
+	p->ground_c_n_s_m = 40.0;
+	p->ground_kt_n_m = 2000.0;
+	p->ground_ct_n_s_m = 40.0;
+	multirotor_contacts(p, 0.10, 0.12, 0.20, -0.10);
+}
+
+/*
+ * The hexa X: 550 mm between opposite motors (arms 0.275 m, so 0.275 m
+ * between neighbours: room for the same 10-inch propellers), 2.0 kg with a
+ * 4S 6 Ah pack (15 mOhm), the quad's motors and propellers. Inertia as for
+ * the quad: six 0.1 kg motor ends at 0.275 m give Jzz 0.045 and Jxx = Jyy
+ * 0.023, with arms and centre 0.027, 0.027, 0.053 kg m^2. Body drag area
+ * 0.05 m^2 from the side, 0.08 from above; feet 0.22 m below the centre of
+ * gravity, 0.24 m apart fore and aft and 0.28 m across (it goes over from
+ * the quad's 2 m/s of drift too); 2500 N/m and 50 N s/m a foot.
+ */
+void sim_airframe_hexa(struct sim_airframe *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->name = "hexa";
+	multirotor_common(p);
+	p->mass_kg = 2.0;
+	p->jxx_kg_m2 = 0.027;
+	p->jyy_kg_m2 = 0.027;
+	p->jzz_kg_m2 = 0.053;
+	p->n_rotors = 6;
+	p->rotor[0] = (struct sim_rotor){ arm_at(90.0, 0.275, -0.04), false };
+	p->rotor[1] = (struct sim_rotor){ arm_at(-90.0, 0.275, -0.04), true };
+	p->rotor[2] = (struct sim_rotor){ arm_at(-30.0, 0.275, -0.04), false };
+	p->rotor[3] = (struct sim_rotor){ arm_at(150.0, 0.275, -0.04), true };
+	p->rotor[4] = (struct sim_rotor){ arm_at(30.0, 0.275, -0.04), true };
+	p->rotor[5] = (struct sim_rotor){ arm_at(-150.0, 0.275, -0.04), false };
+	p->body_cda_m2 = v3_make(0.05, 0.05, 0.08);
+	p->rot_damp_nm_s = v3_make(0.008, 0.008, 0.005);
+	p->batt_capacity_ah = 6.0;
+	p->batt_r_ohm = 0.015;
+	p->ground_k_n_m = 2500.0;
+	p->ground_c_n_s_m = 50.0;
+	p->ground_kt_n_m = 2500.0;
+	p->ground_ct_n_s_m = 50.0;
+	multirotor_contacts(p, 0.12, 0.14, 0.22, -0.11);
+}
+
 int sim_airframe_by_name(const char *name, struct sim_airframe *p)
 {
 	if (!name)
@@ -301,6 +479,10 @@ int sim_airframe_by_name(const char *name, struct sim_airframe *p)
 		sim_airframe_cub(p);
 	else if (strcmp(name, "cub-caster") == 0)
 		sim_airframe_cub_caster(p);
+	else if (strcmp(name, "quad") == 0)
+		sim_airframe_quad(p);
+	else if (strcmp(name, "hexa") == 0)
+		sim_airframe_hexa(p);
 	else
 		return -ENOENT;
 	return 0;
@@ -308,7 +490,7 @@ int sim_airframe_by_name(const char *name, struct sim_airframe *p)
 
 const char *sim_airframe_names(void)
 {
-	return "skywalker, cub, cub-caster";
+	return "skywalker, cub, cub-caster, quad, hexa";
 }
 
 double sim_airframe_rest_pitch_rad(const struct sim_airframe *p)
@@ -421,9 +603,106 @@ static double propulsion(const struct sim_airframe *p, double rho, double va, do
 	return t > 0.0 ? t : 0.0;
 }
 
+/* A multirotor in the air (struct sim_airframe, n_rotors): each rotor's
+ * thrust along body -z at its hub, at the advance ratio of the flow along its
+ * shaft (a climb into it lowers the thrust, a descent raises it: that damps
+ * a climb or sink, and a roll or pitch rate, which moves the rotors along
+ * their shafts); its drag against the flow across its disc; its reaction
+ * torque. Then the body's drag and the frame's rotational damping. Each
+ * motor's current at its present speed (spinning up it draws more than it
+ * will hold) gives the battery's through its ESC's duty cycle. */
+static void rotor_aero(const struct sim_airframe *p, const struct sim_state *s,
+		       const struct sim_env *env, struct sim_forces *f)
+{
+	struct v3 vb = quat_rotate_inv(s->att, v3_sub(s->vel_ned_m_s, env->wind_ned_m_s));
+	double va = v3_norm(vb);
+	f->airspeed_m_s = va;
+	f->alpha_rad = atan2(vb.z, vb.x);
+	f->beta_rad = va > 1e-9 ? asin(clamp(vb.y / va, -1.0, 1.0)) : 0.0;
+
+	double rho = env->density_kg_m3, d = p->prop_diam_m;
+	double d4 = d * d * d * d, d5 = d4 * d;
+	double ke = 60.0 / (2.0 * M_PI * p->motor_kv_rpm_v);
+	struct v3 w = s->rate_body_rad_s;
+	struct v3 force = v3_make(0.0, 0.0, 0.0), moment = v3_make(0.0, 0.0, 0.0);
+	double speed_sum = 0.0;
+	for (int i = 0; i < p->n_rotors; i++) {
+		const struct sim_rotor *r = &p->rotor[i];
+		double om = s->motor_rad_s[i], n = om / (2.0 * M_PI);
+		speed_sum += om;
+		struct v3 vh = v3_add(vb, v3_cross(w, r->pos_body_m));   /* the hub through the air */
+		double t = 0.0, q = 0.0;
+		if (n > 1e-3) {
+			/* Held to the range the coefficients were fitted over. */
+			double j = clamp(-vh.z / (n * d), -0.3, 0.6);
+			double ct = p->ct0 + j * (p->ct1 + j * p->ct2);
+			t = rho * n * n * d4 * (ct > 0.0 ? ct : 0.0);
+			q = rho * n * n * d5 * p->cq0;
+		}
+		struct v3 fr = v3_make(-p->rotor_drag_n_s_m * om * vh.x, -p->rotor_drag_n_s_m * om * vh.y, -t);
+		force = v3_add(force, fr);
+		moment = v3_add(moment, v3_cross(r->pos_body_m, fr));
+		moment.z += r->ccw ? q : -q;
+		f->thrust_n += t;
+		/* No current flows back: the ESC does not brake the motor. */
+		double duty = clamp(s->esc_out[i], 0.0, 1.0);
+		double im = duty > 0.0 ? (duty * s->batt_voltage_v - ke * om) / p->motor_r_ohm : 0.0;
+		if (im < 0.0)
+			im = 0.0;
+		f->motor_current_a += im;
+		f->batt_current_a += duty * im;
+	}
+	f->prop_rad_s = speed_sum / p->n_rotors;
+	struct v3 c = p->body_cda_m2;
+	double k = -0.5 * rho * va;
+	force = v3_add(force, v3_make(k * c.x * vb.x, k * c.y * vb.y, k * c.z * vb.z));
+	struct v3 dmp = p->rot_damp_nm_s;
+	moment = v3_sub(moment, v3_make(dmp.x * w.x, dmp.y * w.y, dmp.z * w.z));
+	f->force_body_n = force;
+	f->moment_body_nm = moment;
+}
+
+void sim_rotors_set(const struct sim_airframe *p, struct sim_state *s, const double out[SIM_ROTORS_MAX])
+{
+	for (int i = 0; i < p->n_rotors; i++)
+		s->esc_out[i] = isfinite(out[i]) ? clamp(out[i], 0.0, 1.0) : 0.0;
+}
+
+double sim_rotor_steady_rad_s(const struct sim_airframe *p, double rho, double v_in, double *current_a)
+{
+	/* The motor's torque k_E (I - I0), I = (v_in - k_E omega) / R, against
+	 * the propeller's k_Q omega^2: a quadratic in omega, as propulsion()'s. */
+	double d = p->prop_diam_m, d5 = d * d * d * d * d;
+	double ke = 60.0 / (2.0 * M_PI * p->motor_kv_rpm_v), r = p->motor_r_ohm;
+	double a = rho * d5 * p->cq0 / (4.0 * M_PI * M_PI);
+	double b = ke * ke / r;
+	double c = ke * p->motor_i0_a - ke * v_in / r;
+	double om = 0.0;
+	if (c < 0.0 && a > 0.0)
+		om = (-b + sqrt(b * b - 4.0 * a * c)) / (2.0 * a);
+	if (current_a)
+		*current_a = om > 0.0 ? (v_in - ke * om) / r : 0.0;
+	return om;
+}
+
+/* Each motor's speed over dt_s towards the speed its output holds at the
+ * pack's present voltage: a first-order lag, exact for a held target. */
+static void spin_motors(const struct sim_airframe *p, struct sim_state *s, double rho, double dt_s)
+{
+	double a = p->motor_tau_s > 0.0 ? exp(-dt_s / p->motor_tau_s) : 0.0;
+	for (int i = 0; i < p->n_rotors; i++) {
+		double target = sim_rotor_steady_rad_s(p, rho, clamp(s->esc_out[i], 0.0, 1.0) * s->batt_voltage_v, NULL);
+		s->motor_rad_s[i] = target + (s->motor_rad_s[i] - target) * a;
+	}
+}
+
 static void aero(const struct sim_airframe *p, const struct sim_state *s,
 		 const struct sim_controls *u, const struct sim_env *env, struct sim_forces *f)
 {
+	if (p->n_rotors > 0) {
+		rotor_aero(p, s, env, f);
+		return;
+	}
 	struct v3 vb = quat_rotate_inv(s->att, v3_sub(s->vel_ned_m_s, env->wind_ned_m_s));
 	double va = v3_norm(vb);
 	f->airspeed_m_s = va;
@@ -557,12 +836,63 @@ static void wheel_force(const struct sim_wheel *wh, const struct sim_state *s, d
 	f->moment_body_nm = v3_add(f->moment_body_nm, v3_cross(rb, fb));
 }
 
+/* Static friction (ground_kt_n_m in model.h): point i, touching at pt_ned
+ * with velocity vn under load n, pulled back towards its anchor, up to mu n.
+ * A point not yet anchored (it touched during this step) has only the damper. */
+static struct v3 held_friction(const struct sim_airframe *p, const struct sim_state *s, int i,
+			       struct v3 pt_ned, struct v3 vn, double n, double mu)
+{
+	double dx = 0.0, dy = 0.0;
+	if (s->anchored[i]) {
+		dx = pt_ned.x - s->anchor_ned_m[i].x;
+		dy = pt_ned.y - s->anchor_ned_m[i].y;
+	}
+	double fx = -p->ground_kt_n_m * dx - p->ground_ct_n_s_m * vn.x;
+	double fy = -p->ground_kt_n_m * dy - p->ground_ct_n_s_m * vn.y;
+	double f = sqrt(fx * fx + fy * fy), lim = mu * n;
+	if (f > lim) {
+		fx *= lim / f;
+		fy *= lim / f;
+	}
+	return v3_make(fx, fy, -n);
+}
+
+/* After a step: a point that has touched is anchored where it is; one whose
+ * spring pulls harder than mu times its load slides, its anchor dragged
+ * along to the spring's reach; one in the air lets go. */
+static void move_anchors(const struct sim_airframe *p, struct sim_state *s)
+{
+	for (int i = 0; i < p->n_contacts; i++) {
+		struct v3 rb = p->contact_body_m[i];
+		struct v3 pt = v3_add(s->pos_ned_m, quat_rotate(s->att, rb));
+		if (pt.z <= 0.0) {
+			s->anchored[i] = false;
+			continue;
+		}
+		if (!s->anchored[i]) {
+			s->anchored[i] = true;
+			s->anchor_ned_m[i] = pt;
+			continue;
+		}
+		struct v3 vn = v3_add(s->vel_ned_m_s, quat_rotate(s->att, v3_cross(s->rate_body_rad_s, rb)));
+		double n = p->ground_k_n_m * pt.z + p->ground_c_n_s_m * vn.z;
+		double mu = s->dig[i] ? p->ground_mu_dig : p->ground_mu;
+		double reach = (n > 0.0 ? mu * n : 0.0) / p->ground_kt_n_m;
+		double dx = pt.x - s->anchor_ned_m[i].x, dy = pt.y - s->anchor_ned_m[i].y;
+		double d = sqrt(dx * dx + dy * dy);
+		if (d > reach) {
+			s->anchor_ned_m[i].x = pt.x - dx * reach / d;
+			s->anchor_ned_m[i].y = pt.y - dy * reach / d;
+		}
+	}
+}
+
 static void ground(const struct sim_airframe *p, const struct sim_state *s,
 		   const struct sim_controls *u, struct sim_forces *f)
 {
 	f->on_ground = false;
 	f->sink_speed_max_m_s = 0.0;
-	for (int i = 0; i < SIM_CONTACTS; i++) {
+	for (int i = 0; i < p->n_contacts; i++) {
 		struct v3 rb = p->contact_body_m[i];
 		struct v3 rn = quat_rotate(s->att, rb);
 		double depth = s->pos_ned_m.z + rn.z;    /* ground is z = 0 */
@@ -575,12 +905,17 @@ static void ground(const struct sim_airframe *p, const struct sim_state *s,
 		if (vn.z > f->sink_speed_max_m_s)
 			f->sink_speed_max_m_s = vn.z;
 		f->on_ground = true;
-		/* Coulomb friction, regularised below 5 cm/s so that the model stays
-		 * smooth; with no sideways force a resting plane does not creep. */
 		double mu = s->dig[i] ? p->ground_mu_dig : p->ground_mu;
-		double vt = sqrt(vn.x * vn.x + vn.y * vn.y);
-		double k = mu * n / (vt > 0.05 ? vt : 0.05);
-		struct v3 fn = v3_make(-k * vn.x, -k * vn.y, -n);
+		struct v3 fn;
+		if (p->ground_kt_n_m > 0.0) {
+			fn = held_friction(p, s, i, v3_add(s->pos_ned_m, rn), vn, n, mu);
+		} else {
+			/* Coulomb friction, regularised below 5 cm/s so that the model stays
+			 * smooth; with no sideways force a resting plane does not creep. */
+			double vt = sqrt(vn.x * vn.x + vn.y * vn.y);
+			double k = mu * n / (vt > 0.05 ? vt : 0.05);
+			fn = v3_make(-k * vn.x, -k * vn.y, -n);
+		}
 		struct v3 fb = quat_rotate_inv(s->att, fn);
 		f->force_body_n = v3_add(f->force_body_n, fb);
 		f->moment_body_nm = v3_add(f->moment_body_nm, v3_cross(rb, fb));
@@ -637,6 +972,8 @@ static struct sim_state advance(const struct sim_state *s, const struct body_der
 void sim_model_step(const struct sim_airframe *p, struct sim_state *s,
 		    const struct sim_controls *u, const struct sim_env *env, double dt_s)
 {
+	if (p->n_rotors > 0)
+		spin_motors(p, s, env->density_kg_m3, dt_s);
 	struct body_deriv k1, k2, k3, k4;
 	derivative(p, s, u, env, &k1);
 	struct sim_state s2 = advance(s, &k1, 0.5 * dt_s);
@@ -678,7 +1015,7 @@ void sim_model_step(const struct sim_airframe *p, struct sim_state *s,
 	if (f.sink_speed_max_m_s > p->crash_speed_m_s)
 		s->crashed = true;
 	/* A point that hits hard digs into the turf and stays dug in. */
-	for (int i = 0; i < SIM_CONTACTS; i++) {
+	for (int i = 0; i < p->n_contacts; i++) {
 		struct v3 rb = p->contact_body_m[i];
 		if (s->pos_ned_m.z + quat_rotate(s->att, rb).z <= 0.0)
 			continue;
@@ -690,6 +1027,8 @@ void sim_model_step(const struct sim_airframe *p, struct sim_state *s,
 		if (vn.z > p->nose_over_speed_m_s)
 			s->dig[i] = true;
 	}
+	if (p->ground_kt_n_m > 0.0)
+		move_anchors(p, s);
 }
 
 /* ---- trim ---- */

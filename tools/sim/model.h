@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* 6-DOF flight model of a small fixed-wing electric plane: the Skywalker-class
  * hand-launched foam plane (about 2.3 kg, 1.88 m span, 0.38 m^2 wing), or a
- * 1/4-scale Cub-like tail-dragger on wheels (6.6 kg, 2.7 m span). Pure: no I/O, no clocks, no globals, no allocation;
+ * 1/4-scale Cub-like tail-dragger on wheels (6.6 kg, 2.7 m span); or of a
+ * multirotor (a 1.5 kg quad X, a 2.0 kg hexa X) on the same rigid body,
+ * battery and ground. Pure: no I/O, no clocks, no globals, no allocation;
  * parameters and state are caller structs, the time step is an argument.
  *
  * Frames: NED local tangent plane at home (origin on the ground, z down);
  * body x forward, y right, z down; attitude quaternion rotates body to NED.
  * Controls are normalised: aileron +1 rolls right, elevator +1 pitches the
- * nose up, rudder +1 yaws the nose right, throttle 0..1. */
+ * nose up, rudder +1 yaws the nose right, throttle 0..1. A multirotor's
+ * motors take their outputs (0..1 each) through sim_rotors_set instead. */
 #ifndef FULMAR_SIM_MODEL_H
 #define FULMAR_SIM_MODEL_H
 
@@ -15,8 +18,11 @@
 
 #include "sim_math.h"
 
-#define SIM_CONTACTS 7
 #define SIM_WHEELS_MAX 3
+#define SIM_ROTORS_MAX 8
+/* Contact points at most (an airframe uses n_contacts of them): a
+ * multirotor's four feet, a propeller tip per rotor and its top. */
+#define SIM_CONTACTS (4 + SIM_ROTORS_MAX + 1)
 
 /* A wheel on a spring-damper strut. Its force acts at pos_body_m (the tyre's
  * lowest point with the strut unloaded): the strut pushes up, rolling
@@ -34,6 +40,16 @@ struct sim_wheel {
 /* A free-castering wheel (a tail wheel on a swivel, not linked to the rudder)
  * is a wheel that does not steer and whose side force is only its swivel's
  * friction: mu_side small, reached at a small slip (Coulomb-like). */
+
+/* A multirotor's rotor: its hub in body axes (the thrust acts there, along
+ * body -z) and which way it turns seen from above. The motor's reaction to
+ * the air's torque on the propeller yaws the body the other way: a CCW rotor
+ * yaws it clockwise (nose right, +z), as ArduCopter's yaw factor +1 for a
+ * CCW motor has it. */
+struct sim_rotor {
+	struct v3 pos_body_m;
+	bool ccw;
+};
 
 /* Aerodynamic moment derivatives, per radian (rates non-dimensional: p b/2V,
  * q c/2V, r b/2V). Grouped so a test can switch all aerodynamic moments off. */
@@ -77,20 +93,47 @@ struct sim_airframe {
 	double slipstream_tail;
 	/* DC motor: speed constant, winding resistance, no-load current */
 	double motor_kv_rpm_v, motor_r_ohm, motor_i0_a;
+	/* A multirotor (n_rotors > 0): n_rotors identical motors and propellers
+	 * (prop_diam_m, ct0-ct2 with the advance ratio of the flow along the
+	 * shaft, cq0: the torque coefficient, taken as constant; the motor
+	 * above) in place of the single propeller, and no wing: the wing's
+	 * and the surfaces' fields are unused. Each motor's speed follows the
+	 * speed its output would hold by a first-order lag of motor_tau_s.
+	 * The air acts through the rotors (thrust, reaction torque, and rotor
+	 * drag against the flow across each disc, rotor_drag per rad/s of the
+	 * rotor's speed: the linear drag of PX4's and RotorS's multirotor
+	 * models), the body's quadratic drag (body_cda_m2: drag area along
+	 * each body axis) and a linear rotational damping of the frame. The
+	 * rotors are listed in the autopilot's motor order. */
+	int n_rotors;
+	struct sim_rotor rotor[SIM_ROTORS_MAX];
+	double motor_tau_s;
+	double rotor_drag_n_s_m;           /* N per (m/s of flow across the disc) per (rad/s) */
+	struct v3 body_cda_m2;
+	struct v3 rot_damp_nm_s;           /* N m per rad/s about each body axis */
 	/* LiPo battery */
 	int batt_cells;
 	double batt_capacity_ah, batt_r_ohm;
 	/* ground: contact points in body axes, spring-damper normal force, Coulomb
 	 * friction of foam on grass, a higher "dig-in" friction for points that hit
 	 * harder than nose_over_speed_m_s */
+	int n_contacts;                    /* contact points used, <= SIM_CONTACTS */
 	struct v3 contact_body_m[SIM_CONTACTS];
 	double ground_k_n_m, ground_c_n_s_m, ground_mu, ground_mu_dig;
+	/* Static friction (a multirotor's feet): with ground_kt_n_m > 0 a
+	 * touching point is held where it touched by a spring-damper along the
+	 * ground (these per point) up to mu times its load, and slides past it;
+	 * a steady sideways force short of that moves it a fraction of a
+	 * millimetre. 0: the friction is regularised below 5 cm/s, a steep
+	 * viscous drag that a steady force creeps through (the planes'). */
+	double ground_kt_n_m, ground_ct_n_s_m;
 	double nose_over_speed_m_s;
 	double crash_speed_m_s;    /* vertical impact speed that counts as a crash */
-	/* On an aircraft with wheels, the contact points that touch only when it
-	 * has gone over (the propeller in a nose-over, a wing tip, the top of the
-	 * wing or fin): bit i set, point i's touch is a crash however gently it
-	 * comes. contact_name[i] names the point for the crash's message. */
+	/* On an aircraft with wheels or rotors, the contact points that touch
+	 * only when it has gone over (the propeller in a nose-over, a wing tip,
+	 * the top of the wing or fin; a multirotor's propeller tips or top):
+	 * bit i set, point i's touch is a crash however gently it comes.
+	 * contact_name[i] names the point for the crash's message. */
 	unsigned int contact_crash_mask;
 	const char *contact_name[SIM_CONTACTS];
 	/* landing gear (none on a hand-launched plane): wheels touch as well as
@@ -135,12 +178,19 @@ struct sim_state {
 	/* outputs of the last step, evaluated at its end */
 	struct v3 accel_body_m_s2;         /* specific force: what an accelerometer feels */
 	double airspeed_m_s, alpha_rad, beta_rad;
-	double thrust_n, prop_rad_s;
+	double thrust_n, prop_rad_s;       /* a multirotor: all rotors' thrust, their mean speed */
+	/* a multirotor's motors: the outputs their ESCs were last given
+	 * (sim_rotors_set) and their speeds */
+	double esc_out[SIM_ROTORS_MAX];
+	double motor_rad_s[SIM_ROTORS_MAX];
 	bool on_ground;
 	bool crashed;
 	int crash_contact;                 /* the contact point whose touch crashed it; -1: none */
 	double impact_speed_max_m_s;
 	bool dig[SIM_CONTACTS];            /* contact point ploughing after a hard hit */
+	/* static friction (ground_kt_n_m): where each touching point is held */
+	bool anchored[SIM_CONTACTS];
+	struct v3 anchor_ned_m[SIM_CONTACTS];
 };
 
 struct sim_forces {
@@ -159,9 +209,13 @@ void sim_airframe_cub(struct sim_airframe *p);
 /* The same tail-dragger with a free-castering tail wheel: steered on the
  * ground by the rudder's air load alone, with p-factor (values in model.c). */
 void sim_airframe_cub_caster(struct sim_airframe *p);
-/* The airframe called name ("skywalker", "cub", "cub-caster"): 0, or -ENOENT. */
+/* A 1.5 kg, 450 mm quad X in ArduCopter's motor order (values and sources in model.c). */
+void sim_airframe_quad(struct sim_airframe *p);
+/* A 2.0 kg, 550 mm hexa X in ArduCopter's motor order (values and sources in model.c). */
+void sim_airframe_hexa(struct sim_airframe *p);
+/* The airframe called name ("skywalker", "cub", "cub-caster", "quad", "hexa"): 0, or -ENOENT. */
 int sim_airframe_by_name(const char *name, struct sim_airframe *p);
-/* Names of the airframes, for messages: "skywalker, cub, cub-caster". */
+/* Names of the airframes, for messages: "skywalker, cub, cub-caster, quad, hexa". */
 const char *sim_airframe_names(void);
 /* Pitch at rest on the ground: on its wheels (main and tail, the first and
  * last wheel) a tail-dragger sits nose up; without wheels 0. */
@@ -184,7 +238,19 @@ double sim_lift_coef(const struct sim_airframe *p, double alpha_rad);
 /* Open-circuit voltage of the pack at its state of charge. */
 double sim_batt_ocv_v(const struct sim_airframe *p, double used_ah);
 
-/* Advance s by dt_s (RK4 on the rigid body; controls and env held over the step). */
+/* A multirotor's ESC outputs, 0..1 each in the rotors' order (values outside
+ * are held to it; out[n_rotors...] unused): they drive the motors from the
+ * next sim_model_step on. The duty cycle of the pack's voltage, as the
+ * plane's throttle is. No-op on an airframe without rotors. */
+void sim_rotors_set(const struct sim_airframe *p, struct sim_state *s, const double out[SIM_ROTORS_MAX]);
+/* The speed a multirotor's motor settles at with v_in volts across it in
+ * air of density rho, still air along its shaft (rad/s); its current in
+ * *current_a (may be NULL). */
+double sim_rotor_steady_rad_s(const struct sim_airframe *p, double rho, double v_in, double *current_a);
+
+/* Advance s by dt_s (RK4 on the rigid body; controls and env held over the
+ * step; a multirotor's motor speeds first follow their outputs over dt_s,
+ * then are held over the step). */
 void sim_model_step(const struct sim_airframe *p, struct sim_state *s,
 		    const struct sim_controls *u, const struct sim_env *env, double dt_s);
 

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "atmos.h"
+
 #define DEG (M_PI / 180.0)
 
 int sim_perf_stall_speed(const struct sim_airframe *p, double rho, double *vs_m_s)
@@ -142,4 +144,74 @@ int sim_perf_takeoff(const struct sim_airframe *p, double rho, double rotate_m_s
 		}
 	}
 	return -ETIMEDOUT;
+}
+
+/* A multirotor high up and still, every motor at output u and the speed it
+ * holds there, the pack sagging under what they draw (a few fixed-point
+ * rounds, as sim_trim_level's): the forces on it. */
+static void hover_forces(const struct sim_airframe *p, double rho, double u, struct sim_state *s,
+			 struct sim_forces *f)
+{
+	sim_state_init(p, s);
+	s->pos_ned_m = v3_make(0.0, 0.0, -100.0);
+	double out[SIM_ROTORS_MAX];
+	for (int i = 0; i < SIM_ROTORS_MAX; i++)
+		out[i] = u;
+	sim_rotors_set(p, s, out);
+	struct sim_env env = { v3_make(0, 0, 0), rho };
+	double ocv = sim_batt_ocv_v(p, 0.0);
+	for (int k = 0; k < 6; k++) {
+		double om = sim_rotor_steady_rad_s(p, rho, u * s->batt_voltage_v, NULL);
+		for (int i = 0; i < p->n_rotors; i++)
+			s->motor_rad_s[i] = om;
+		sim_forces_eval(p, s, &(struct sim_controls){ 0.0, 0.0, 0.0, 0.0 }, &env, f);
+		s->batt_voltage_v = ocv - f->batt_current_a * p->batt_r_ohm;
+	}
+	sim_forces_eval(p, s, &(struct sim_controls){ 0.0, 0.0, 0.0, 0.0 }, &env, f);
+	s->batt_current_a = f->batt_current_a;
+	s->thrust_n = f->thrust_n;
+	s->prop_rad_s = f->prop_rad_s;
+}
+
+int sim_perf_hover(const struct sim_airframe *p, double rho, struct sim_perf_hover *out)
+{
+	if (p->n_rotors == 0)
+		return -ENOTSUP;
+	struct sim_state s;
+	struct sim_forces f;
+	double weight = p->mass_kg * SIM_G0_M_S2;
+	hover_forces(p, rho, 1.0, &s, &f);
+	double thrust_max = -f.force_body_n.z, current_max = f.batt_current_a;
+	if (thrust_max < weight)
+		return -ERANGE;
+	double lo = 0.0, hi = 1.0;
+	while (hi - lo > 1e-7) {
+		double mid = 0.5 * (lo + hi);
+		hover_forces(p, rho, mid, &s, &f);
+		if (-f.force_body_n.z > weight)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	double u = 0.5 * (lo + hi);
+	hover_forces(p, rho, u, &s, &f);
+	*out = (struct sim_perf_hover){ u, s.motor_rad_s[0], f.batt_current_a, s.batt_voltage_v, thrust_max,
+					thrust_max / weight, current_max };
+	return 0;
+}
+
+void sim_perf_hover_state(const struct sim_airframe *p, const struct sim_perf_hover *h, double height_m,
+			  struct sim_state *s)
+{
+	sim_state_init(p, s);
+	s->pos_ned_m = v3_make(0.0, 0.0, -height_m);
+	double out[SIM_ROTORS_MAX];
+	for (int i = 0; i < SIM_ROTORS_MAX; i++)
+		out[i] = h->throttle;
+	sim_rotors_set(p, s, out);
+	for (int i = 0; i < p->n_rotors; i++)
+		s->motor_rad_s[i] = h->motor_rad_s;
+	s->batt_voltage_v = h->batt_voltage_v;
+	s->batt_current_a = h->batt_current_a;
+	s->prop_rad_s = h->motor_rad_s;
 }

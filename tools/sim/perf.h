@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* An airframe's figures measured from the flight model (model.h): stall
- * speed, best glide, roll rate, take-off run. Pure, as the model is: what
+ * speed, best glide, roll rate, take-off run; a multirotor's hover. Pure, as the model is: what
  * docs/simulator.md tables is what these functions measure (fulmar-sim
  * --figures prints them; tests/unit/test_sim_airframe.c checks them). All in
  * still air at the density given. */
@@ -41,6 +41,26 @@ struct sim_perf_takeoff {
 /* 0, -ENOTSUP without wheels, -ETIMEDOUT when it has not lifted off after 60 s. */
 int sim_perf_takeoff(const struct sim_airframe *p, double rho, double rotate_m_s,
 		     double rotate_elevator, struct sim_perf_takeoff *out);
+
+/* A multirotor's hover, out of ground effect in still air on a full pack:
+ * the output, the same for every motor, whose thrust holds the weight with
+ * the pack sagging under the current it draws (bisection to 1e-7); and the
+ * most it has: every motor at full output on a full pack. Measured through
+ * sim_forces_eval, as the model flies. */
+struct sim_perf_hover {
+	double throttle;                   /* each motor's output 0..1 */
+	double motor_rad_s;
+	double batt_current_a, batt_voltage_v;
+	double thrust_max_n;               /* all motors at full output, static */
+	double thrust_weight_max;          /* thrust_max_n over the weight */
+	double batt_current_max_a;
+};
+/* 0, -ENOTSUP without rotors, -ERANGE when full output cannot hold the weight. */
+int sim_perf_hover(const struct sim_airframe *p, double rho, struct sim_perf_hover *out);
+/* A state hovering height_m above home as h found it: level, still, the
+ * motors at the hover's output and speed, the pack sagged as there. */
+void sim_perf_hover_state(const struct sim_airframe *p, const struct sim_perf_hover *h, double height_m,
+			  struct sim_state *s);
 
 /* Settles a state at rest on the ground (as sim_state_init, then 2 s with
  * the motor off in still air), for the take-off and ground handling. */

@@ -109,6 +109,8 @@ int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 	if (cfg->air_start && !(isfinite(cfg->air_start_alt_m) && cfg->air_start_alt_m > 0.0 &&
 				isfinite(cfg->air_start_speed_m_s) && cfg->air_start_speed_m_s > 0.0))
 		return -EINVAL;
+	if (cfg->air_start && cfg->airframe.n_rotors > 0)
+		return -EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->cfg = *cfg;
 	w->tl = tl;
@@ -199,19 +201,39 @@ static double clampd(double x, double lo, double hi)
 	return x < lo ? lo : (x > hi ? hi : x);
 }
 
+bool sim_world_ctl_is_motor(const struct sim_world *w, int i)
+{
+	if (w->cfg.airframe.n_rotors > 0)
+		return i >= 0 && i < w->cfg.airframe.n_rotors;
+	return i == SIM_CTL_THROTTLE;
+}
+
 int sim_world_set_actuators(struct sim_world *w, const float controls[SIM_ACTUATORS],
 			    uint8_t mode, uint64_t t_us)
 {
 	for (int i = 0; i < SIM_ACTUATORS; i++) {
 		if (!isfinite(controls[i]))
 			return -EINVAL;
-		float lo = i == SIM_CTL_THROTTLE ? 0.0f : -1.0f;
+		float lo = sim_world_ctl_is_motor(w, i) ? 0.0f : -1.0f;
 		if (controls[i] < lo || controls[i] > 1.0f)
 			return -ERANGE;
 	}
 	memcpy(w->actuators, controls, sizeof(w->actuators));
 	w->armed = (mode & 128u) != 0;
 	w->actuators_t_us = t_us;
+	int n_rotors = w->cfg.airframe.n_rotors;
+	if (n_rotors > 0) {
+		/* Motor i + 1's output (ArduCopter's order), off while disarmed as
+		 * the plane's motor is; no surfaces. The throttle as the truth and
+		 * the status line show it: the motors' mean. */
+		double sum = 0.0;
+		for (int i = 0; i < n_rotors; i++) {
+			w->motor_cmd[i] = w->armed ? (double)controls[i] : 0.0;
+			sum += w->motor_cmd[i];
+		}
+		w->commanded = (struct sim_controls){ 0.0, 0.0, 0.0, sum / n_rotors };
+		return 0;
+	}
 	double c[SIM_CTL_COUNT];
 	for (int i = 0; i < SIM_CTL_COUNT; i++)
 		c[i] = (double)controls[i];
@@ -429,6 +451,13 @@ static void physics(struct sim_world *w, uint64_t t_us)
 	w->applied = w->commanded;
 	if (active(w->f.motor_fail_until_us, t_us))
 		w->applied.throttle = 0.0;
+	if (w->cfg.airframe.n_rotors > 0) {
+		/* motor_fail stops every motor of a multirotor */
+		bool failed = active(w->f.motor_fail_until_us, t_us);
+		for (int i = 0; i < w->cfg.airframe.n_rotors; i++)
+			w->motor_out[i] = failed ? 0.0 : w->motor_cmd[i];
+		sim_rotors_set(&w->cfg.airframe, &w->st, w->motor_out);
+	}
 	if (w->mode == SIM_PHASE_HELD || w->mode == SIM_PHASE_THROW)
 		hand_step(w, &env, dt, t_us);
 	else
@@ -577,14 +606,35 @@ void sim_world_step(struct sim_world *w, struct sim_step_out *out)
 
 /* ---- ground truth ---- */
 
-int sim_truth_csv_header(char *buf, size_t len)
+/* snprintf's count, appended at *off of buf (nothing once it is cut). */
+static void append(char *buf, size_t len, size_t *off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void append(char *buf, size_t len, size_t *off, const char *fmt, ...)
 {
-	return snprintf(buf, len,
-			"t_s,phase,lat_deg,lon_deg,alt_msl_m,pos_n_m,pos_e_m,pos_d_m,"
-			"vel_n_m_s,vel_e_m_s,vel_d_m_s,q_w,q_x,q_y,q_z,roll_deg,pitch_deg,yaw_deg,"
-			"rate_p_deg_s,rate_q_deg_s,rate_r_deg_s,airspeed_m_s,alpha_deg,beta_deg,"
-			"wind_n_m_s,wind_e_m_s,wind_d_m_s,aileron,elevator,rudder,throttle_cmd,throttle,"
-			"thrust_n,armed,batt_v,batt_a,batt_used_mah,on_ground,crashed,impact_m_s,events\n");
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(*off < len ? buf + *off : NULL, *off < len ? len - *off : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*off += (size_t)n;
+}
+
+int sim_truth_csv_header(const struct sim_world *w, char *buf, size_t len)
+{
+	size_t off = 0;
+	append(buf, len, &off, "%s",
+	       "t_s,phase,lat_deg,lon_deg,alt_msl_m,pos_n_m,pos_e_m,pos_d_m,"
+	       "vel_n_m_s,vel_e_m_s,vel_d_m_s,q_w,q_x,q_y,q_z,roll_deg,pitch_deg,yaw_deg,"
+	       "rate_p_deg_s,rate_q_deg_s,rate_r_deg_s,airspeed_m_s,alpha_deg,beta_deg,"
+	       "wind_n_m_s,wind_e_m_s,wind_d_m_s,aileron,elevator,rudder,throttle_cmd,throttle,"
+	       "thrust_n,armed,batt_v,batt_a,batt_used_mah,on_ground,crashed,impact_m_s,");
+	/* A multirotor's motors, before the events, which stay last (they may hold anything). */
+	for (int i = 0; i < w->cfg.airframe.n_rotors; i++)
+		append(buf, len, &off, "motor%d,", i + 1);
+	for (int i = 0; i < w->cfg.airframe.n_rotors; i++)
+		append(buf, len, &off, "motor%d_rad_s,", i + 1);
+	append(buf, len, &off, "events\n");
+	return (int)off;
 }
 
 int sim_truth_csv_row(const struct sim_world *w, const char *events, char *buf, size_t len)
@@ -610,6 +660,13 @@ int sim_truth_csv_row(const struct sim_world *w, const char *events, char *buf, 
 	if (n < 0 || (size_t)n >= len)
 		return n < 0 ? n : n + 2;
 	size_t off = (size_t)n;
+	for (int i = 0; i < w->cfg.airframe.n_rotors; i++)
+		append(buf, len, &off, "%.4f,", w->motor_out[i]);
+	for (int i = 0; i < w->cfg.airframe.n_rotors; i++)
+		append(buf, len, &off, "%.1f,", s->motor_rad_s[i]);
+	/* Room for the newline and the terminator, events or not. */
+	if (off + 2 > len)
+		return (int)off + 2;
 	for (const char *e = events ? events : ""; *e && off + 2 < len; e++)
 		buf[off++] = (*e == ',' || *e == '\n') ? ' ' : *e;
 	buf[off++] = '\n';

@@ -26,7 +26,10 @@
 #define SIM_ACTUATORS 16
 
 /* HIL_ACTUATOR_CONTROLS.controls[] (docs/hil.md, "Autopilot to simulator"):
- * what each index drives. Wire indices, so the first is 0. */
+ * what each index drives on a plane. Wire indices, so the first is 0. On a
+ * multirotor (an airframe with rotors) controls[i] is instead motor i + 1's
+ * output 0..1 in ArduCopter's motor order, for i < n_rotors; the rest drive
+ * nothing. */
 enum sim_ctl {
 	SIM_CTL_AILERON = 0,       /* -1..1, +1 rolls right */
 	SIM_CTL_ELEVATOR,          /* -1..1, +1 pitches the nose up */
@@ -144,11 +147,14 @@ struct sim_world {
 	/* on its wheels at the start: held where it stands until the first arming */
 	bool ground_held;
 	struct sim_state rest;               /* the pose it is held in */
-	/* controls as set by the autopilot, and as the model applies them */
+	/* controls as set by the autopilot, and as the model applies them (a
+	 * multirotor's throttle: the mean of its motors' outputs) */
 	float actuators[SIM_ACTUATORS];
 	bool armed;
 	uint64_t actuators_t_us;
 	struct sim_controls commanded, applied;
+	/* a multirotor's motor outputs 0..1: as commanded (0 while disarmed), as applied */
+	double motor_cmd[SIM_ROTORS_MAX], motor_out[SIM_ROTORS_MAX];
 	/* the scripted pilot */
 	uint16_t rc_pwm_us[SIM_RC_CHANNELS];
 	bool rc_on;
@@ -165,12 +171,14 @@ void sim_world_config_default(struct sim_world_config *c);
 /* Starts a flight. An air start starts it flying; a time-line with a throw
  * starts the aircraft in the hand; otherwise it starts at rest on the ground
  * (on its wheels, nose up, if it has them: then held there, as a helper at the
- * wing strut holds it, until the autopilot first arms). tl is kept (not copied): it must
+ * wing strut holds it, until the autopilot first arms; a multirotor on its
+ * feet, motors stopped). tl is kept (not copied): it must
  * outlive the world, already sorted. Returns 0, or -EINVAL when imu_hz does
  * not divide a second in whole microseconds, or sensor_hz does not divide
  * imu_hz, or the time-line throws an
  * airframe that is not hand-launched or one that starts in the air, or the
- * air start's height or speed is not positive and finite. */
+ * air start's height or speed is not positive and finite, or a multirotor
+ * is to start in the air (it would fall: its motors are off until armed). */
 int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 		   const struct sim_timeline *tl);
 
@@ -182,11 +190,15 @@ void sim_world_step(struct sim_world *w, struct sim_step_out *out);
  * elevator and rudder they stand for (half their difference and half their
  * sum) and add to those controls; each surface is then scaled by
  * surface_throw. The throttle is the motor's 0..1, and 0 while disarmed.
+ * A multirotor's controls are its motors' outputs (0 while disarmed).
  * They apply from the next step. Returns -EINVAL when a value is not finite,
- * -ERANGE when one is outside its range (a surface -1..1, the throttle 0..1;
- * indices past SIM_CTL_COUNT -1..1), and then applies nothing. */
+ * -ERANGE when one is outside its range (sim_world_ctl_is_motor: 0..1, else
+ * -1..1), and then applies nothing. */
 int sim_world_set_actuators(struct sim_world *w, const float controls[SIM_ACTUATORS],
 			    uint8_t mode, uint64_t t_us);
+/* Whether controls[i] drives a motor (0..1; without a signal the motor stops):
+ * a plane's throttle, a multirotor's motor i + 1. */
+bool sim_world_ctl_is_motor(const struct sim_world *w, int i);
 
 uint64_t sim_world_time_us(const struct sim_world *w);
 enum sim_phase sim_world_phase(const struct sim_world *w);
@@ -196,9 +208,10 @@ struct sim_lla sim_world_lla(const struct sim_world *w);
 
 /* Ground truth as CSV (the format in docs/simulator.md): the header line, and
  * one row of the world's present state with events (a ';'-separated list,
- * may be empty; commas are replaced). Both end in a newline. Return the
+ * may be empty; commas are replaced). Both end in a newline. A multirotor's
+ * have its motors' outputs and speeds before the events. Return the
  * length written (snprintf's rules: >= len means cut). */
-int sim_truth_csv_header(char *buf, size_t len);
+int sim_truth_csv_header(const struct sim_world *w, char *buf, size_t len);
 int sim_truth_csv_row(const struct sim_world *w, const char *events, char *buf, size_t len);
 
 #endif

@@ -279,17 +279,20 @@ static void controls(struct sim_hil *h, const struct mavlink_frame *f)
 	float c[SIM_ACTUATORS];
 	memcpy(c, m.controls, sizeof(c));
 	/* flags bit 32 + i: nothing drives control i (docs/hil.md), whatever it
-	 * says. A servo without a signal holds where it is; an ESC stops the motor. */
+	 * says. A servo without a signal holds where it is; an ESC stops the motor
+	 * (a plane's throttle, a multirotor's motors). */
 	for (int i = 0; i < SIM_ACTUATORS; i++)
 		if (m.flags & (1ull << (32 + i)))
-			c[i] = i == SIM_CTL_THROTTLE ? 0.0f : h->world->actuators[i];
+			c[i] = sim_world_ctl_is_motor(h->world, i) ? 0.0f : h->world->actuators[i];
+	bool rotors = h->world->cfg.airframe.n_rotors > 0;
 	for (int i = 0; i < SIM_ACTUATORS; i++) {
-		float lo = i == SIM_CTL_THROTTLE ? 0.0f : -1.0f;
+		bool motor = sim_world_ctl_is_motor(h->world, i);
+		float lo = motor ? 0.0f : -1.0f;
 		if (c[i] < lo || c[i] > 1.0f) {
 			problem(h, SIM_HIL_RANGE,
 				"HIL_ACTUATOR_CONTROLS at %.6f s has controls[%d] = %g, outside %s: dropped",
 				(double)m.time_usec * 1e-6, i, (double)c[i],
-				i == SIM_CTL_THROTTLE ? "0..1 (the throttle)" : "-1..1");
+				!motor ? "-1..1" : rotors ? "0..1 (a motor)" : "0..1 (the throttle)");
 			return;
 		}
 	}

@@ -165,12 +165,15 @@ static void usage(FILE *f)
 	/* Two strings: C11 promises only 4095 characters in one. */
 	fputs("Aircraft:\n"
 	      "  --airframe NAME        skywalker (default: 2.3 kg, hand-launched), cub (6.6 kg\n"
-	      "                         tail-dragger on wheels; takes off from the runway) or\n"
-	      "                         cub-caster (the cub with a castering tail wheel)\n"
+	      "                         tail-dragger on wheels; takes off from the runway),\n"
+	      "                         cub-caster (the cub with a castering tail wheel), quad\n"
+	      "                         (1.5 kg 450 mm quad X) or hexa (2.0 kg 550 mm hexa X):\n"
+	      "                         a multirotor's controls are its motors, ArduCopter's order\n"
 	      "  --air-start ALT,SPEED  start flying ALT m above home at SPEED m/s of airspeed,\n"
 	      "                         wings level, the nose along --heading, trimmed pitch\n"
+	      "                         (a plane only)\n"
 	      "  --figures              print the airframe's measured figures (stall, trim, glide,\n"
-	      "                         roll rate, take-off run) and exit\n"
+	      "                         roll rate, take-off run; a multirotor's hover) and exit\n"
 	      "World:\n"
 	      "  --seed N               random seed (default 1)\n"
 	      "  --home LAT,LON,ALT     home (default the CMAC field, -35.363261,149.165230,584)\n"
@@ -529,7 +532,12 @@ static int parse_options(struct sim *s, int argc, char **argv)
 	for (unsigned int i = 0; i < s->tl.count; i++)
 		throws = throws || s->tl.ev[i].kind == SIM_EV_THROW;
 	if (throws && !wc->airframe.hand_launched) {
-		say("the %s takes off from its wheels: no hand launch (--throw-at or a throw event) for it",
+		say("the %s takes off from %s: no hand launch (--throw-at or a throw event) for it",
+		    wc->airframe.name, wc->airframe.n_wheels > 0 ? "its wheels" : "the ground");
+		return -EINVAL;
+	}
+	if (wc->air_start && wc->airframe.n_rotors > 0) {
+		say("the %s starts on the ground: its motors are off until the autopilot arms (no --air-start)",
 		    wc->airframe.name);
 		return -EINVAL;
 	}
@@ -542,6 +550,34 @@ static int parse_options(struct sim *s, int argc, char **argv)
 
 /* ---- --figures ---- */
 
+/* A multirotor's figures: its hover, thrust and motors (tools/sim/perf.h). */
+static int print_rotor_figures(const struct sim_world_config *wc, double rho)
+{
+	const struct sim_airframe *p = &wc->airframe;
+	double arm = hypot(p->rotor[0].pos_body_m.x, p->rotor[0].pos_body_m.y);
+	printf("airframe %s: %.2f kg, %d rotors on %.3f m arms (%.0f mm between opposite motors); ISA at %.0f m "
+	       "(density %.4f kg/m^3), still air\n", p->name, p->mass_kg, p->n_rotors, arm, 2000.0 * arm,
+	       wc->home.alt_m, rho);
+	double d = p->prop_diam_m, d4 = d * d * d * d;
+	printf("rotor: %.3f m propeller, k_T %.3e N/(rad/s)^2, k_Q %.3e N m/(rad/s)^2 (at %.4f kg/m^3; %.3e and "
+	       "%.3e at sea level), motor %.0f kV %.2f ohm, time constant %.3f s\n", d,
+	       rho * d4 * p->ct0 / (4.0 * M_PI * M_PI), rho * d4 * d * p->cq0 / (4.0 * M_PI * M_PI), rho,
+	       SIM_RHO0_KG_M3 * d4 * p->ct0 / (4.0 * M_PI * M_PI),
+	       SIM_RHO0_KG_M3 * d4 * d * p->cq0 / (4.0 * M_PI * M_PI), p->motor_kv_rpm_v, p->motor_r_ohm,
+	       p->motor_tau_s);
+	struct sim_perf_hover h;
+	int err = sim_perf_hover(p, rho, &h);
+	if (err) {
+		printf("hover: none (%s)\n", strerror(-err));
+		return 0;
+	}
+	printf("hover on a full pack: throttle %.3f (every motor), %.0f rpm, %.1f A at %.2f V\n", h.throttle,
+	       h.motor_rad_s * 60.0 / (2.0 * M_PI), h.batt_current_a, h.batt_voltage_v);
+	printf("full throttle: %.1f N of thrust, thrust/weight %.2f, %.0f A\n", h.thrust_max_n,
+	       h.thrust_weight_max, h.batt_current_max_a);
+	return 0;
+}
+
 /* The airframe's figures as docs/simulator.md tables them: at home's height
  * in the ISA, still air, measured from the model (tools/sim/perf.h). */
 static int print_figures(const struct sim_world_config *wc)
@@ -549,6 +585,8 @@ static int print_figures(const struct sim_world_config *wc)
 	const struct sim_airframe *p = &wc->airframe;
 	struct sim_atmos a;
 	sim_atmos_isa(wc->home.alt_m, 0.0, &a);
+	if (p->n_rotors > 0)
+		return print_rotor_figures(wc, a.density_kg_m3);
 	double rho = a.density_kg_m3, vs = 0.0, ld = 0.0, v_ld = 0.0, roll = 0.0;
 	printf("airframe %s: %.2f kg, span %.2f m, wing %.3f m^2; ISA at %.0f m (density %.4f kg/m^3), still air\n",
 	       p->name, p->mass_kg, p->span_m, p->wing_area_m2, wc->home.alt_m, rho);
@@ -1306,8 +1344,8 @@ int main(int argc, char **argv)
 		static char truth_buf[1 << 16];
 		setvbuf(s->truth, truth_buf, _IOFBF, sizeof(truth_buf));
 		char h[1024];
-		int n = sim_truth_csv_header(h, sizeof(h));
-		fwrite(h, 1, (size_t)n, s->truth);
+		int n = sim_truth_csv_header(&s->world, h, sizeof(h));
+		fwrite(h, 1, (size_t)n < sizeof(h) ? (size_t)n : sizeof(h) - 1, s->truth);
 		/*
 		 * The airframe that flies and its stall speed as --figures measures
 		 * it, as the first row's first event, so that a scorer holds the
@@ -1316,8 +1354,17 @@ int main(int argc, char **argv)
 		 */
 		struct sim_atmos isa;
 		double stall_m_s;
+		struct sim_perf_hover hover;
 		sim_atmos_isa(s->world.cfg.home.alt_m, 0.0, &isa);
-		if (sim_perf_stall_speed(&s->world.cfg.airframe, isa.density_kg_m3, &stall_m_s) == 0)
+		/* A multirotor has no stall: its hover throttle as --figures measures it. */
+		if (s->world.cfg.airframe.n_rotors > 0 &&
+		    sim_perf_hover(&s->world.cfg.airframe, isa.density_kg_m3, &hover) == 0)
+			s->events_len = (size_t)snprintf(s->events, sizeof(s->events),
+							 "%.3f airframe %s hover throttle %.3f",
+							 (double)sim_world_time_us(&s->world) * 1e-6,
+							 s->world.cfg.airframe.name, hover.throttle);
+		else if (s->world.cfg.airframe.n_rotors == 0 &&
+			 sim_perf_stall_speed(&s->world.cfg.airframe, isa.density_kg_m3, &stall_m_s) == 0)
 			s->events_len = (size_t)snprintf(s->events, sizeof(s->events),
 							 "%.3f airframe %s stall %.2f m/s",
 							 (double)sim_world_time_us(&s->world) * 1e-6,
