@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "copter/atc.h"
+#include "copter/shape.h"
 
 #include <math.h>
 #include <string.h>
@@ -179,31 +180,6 @@ static bool estimate_attitude(const struct vehicle_state *vs, float q[4])
 
 /* ---- shaping ---- */
 
-float copter_atc_sqrt_controller(float error, float p, float accel_max, float dt_s)
-{
-	float rate;
-	if (!(accel_max > 0.0f)) {
-		rate = error * p;
-	} else if (!(p > 0.0f)) {
-		rate = copysignf(sqrtf(2.0f * accel_max * fabsf(error)), error);
-	} else {
-		/* linear inside the distance at which p error reaches the
-		 * rate a stop at accel_max needs; the parabola beyond joins it
-		 * with the same value and slope */
-		float linear_dist = accel_max / (p * p);
-		if (fabsf(error) > linear_dist)
-			rate = copysignf(sqrtf(2.0f * accel_max * (fabsf(error) - 0.5f * linear_dist)),
-					 error);
-		else
-			rate = error * p;
-	}
-	if (dt_s > 0.0f) {
-		float most = fabsf(error) / dt_s;
-		rate = clampf(rate, -most, most);
-	}
-	return rate;
-}
-
 float copter_atc_shape_rate(float rate_now, float rate_want, float accel_max, float dt_s)
 {
 	if (!(accel_max > 0.0f))
@@ -216,7 +192,7 @@ float copter_atc_shape_angle(float error_rad, float input_tc_s, float accel_max,
 			     float rate_ff, float rate_max, float dt_s)
 {
 	float p = 1.0f / fmaxf(input_tc_s, INPUT_TC_MIN_S);
-	float want = rate_ff + copter_atc_sqrt_controller(error_rad, p, accel_max, dt_s);
+	float want = rate_ff + copter_sqrt_controller(error_rad, p, accel_max, dt_s);
 	if (rate_max > 0.0f)
 		want = clampf(want, -rate_max, rate_max);
 	return copter_atc_shape_rate(rate_now, want, accel_max, dt_s);
@@ -371,7 +347,7 @@ static void attitude_run(struct copter_atc *a, const struct copter_atc_params *p
 		for (int i = 0; i < 3; i++) {
 			float kp = positive_or_zero(ang_p[i]);
 			float lim = acc[i] > 0.0f ? clampf(0.5f * acc[i], lo[i], hi[i]) : 0.0f;
-			w[i] = copter_atc_sqrt_controller(err[i], kp, lim, dt);
+			w[i] = copter_sqrt_controller(err[i], kp, lim, dt);
 		}
 		body_rate_limit(w, rate_max);
 

@@ -180,12 +180,6 @@ void copter_atc_rate_controller_run(struct copter_atc *a, const struct copter_at
 /*
  * The shaping pieces, one routine for every axis (exposed for tests).
  *
- * copter_atc_sqrt_controller: a rate from an error: p error near zero and
- * sqrt(2 accel_max (|error| - accel_max / (2 p^2))) beyond accel_max / p^2,
- * so a rate chosen this way can always stop at the target decelerating at
- * accel_max; accel_max <= 0 is plain p error. With dt_s > 0 never more than
- * |error| / dt_s (no overshoot within a step).
- *
  * copter_atc_shape_rate: rate_now moved towards rate_want by at most
  * accel_max dt_s (accel_max <= 0: at once).
  *
@@ -194,7 +188,6 @@ void copter_atc_rate_controller_run(struct copter_atc *a, const struct copter_at
  * 1 / input_tc_s, clamped to +-rate_max (0 = none), then shaped from
  * rate_now with accel_max.
  */
-float copter_atc_sqrt_controller(float error, float p, float accel_max, float dt_s);
 float copter_atc_shape_rate(float rate_now, float rate_want, float accel_max, float dt_s);
 float copter_atc_shape_angle(float error_rad, float input_tc_s, float accel_max, float rate_now,
 			     float rate_ff, float rate_max, float dt_s);

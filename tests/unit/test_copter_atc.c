@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "copter/atc.h"
+#include "copter/shape.h"
 #include "copter/motors.h"
 #include "estim/estim_math.h"
 
@@ -112,20 +113,20 @@ static void test_atc_sqrt_controller_is_linear_then_a_parabola(void **state)
 	/* ATC_INPUT_TC 0.15 -> p 6.667; 1100 deg/s/s = 19.199 rad/s/s; the
 	 * linear region ends at 19.199 / 6.667^2 = 0.4320 rad */
 	double p = 1.0 / 0.15, acc = 1100.0 * D2R;
-	assert_near(copter_atc_sqrt_controller(0.2f, (float)p, (float)acc, 0.0f), 0.2 * p, 1e-5);
-	assert_near(copter_atc_sqrt_controller(-0.2f, (float)p, (float)acc, 0.0f), -0.2 * p, 1e-5);
+	assert_near(copter_sqrt_controller(0.2f, (float)p, (float)acc, 0.0f), 0.2 * p, 1e-5);
+	assert_near(copter_sqrt_controller(-0.2f, (float)p, (float)acc, 0.0f), -0.2 * p, 1e-5);
 	double ld = acc / (p * p);
-	assert_near(copter_atc_sqrt_controller(1.0f, (float)p, (float)acc, 0.0f),
+	assert_near(copter_sqrt_controller(1.0f, (float)p, (float)acc, 0.0f),
 		    sqrt(2.0 * acc * (1.0 - ld / 2.0)), 1e-4);
-	assert_near(copter_atc_sqrt_controller(-1.0f, (float)p, (float)acc, 0.0f),
+	assert_near(copter_sqrt_controller(-1.0f, (float)p, (float)acc, 0.0f),
 		    -sqrt(2.0 * acc * (1.0 - ld / 2.0)), 1e-4);
 	/* continuous where the two meet */
-	assert_near(copter_atc_sqrt_controller((float)ld * 1.0001f, (float)p, (float)acc, 0.0f),
+	assert_near(copter_sqrt_controller((float)ld * 1.0001f, (float)p, (float)acc, 0.0f),
 		    ld * p, 1e-3);
 	/* no acceleration limit: plain P */
-	assert_near(copter_atc_sqrt_controller(1.0f, 4.5f, 0.0f, 0.0f), 4.5, 1e-6);
+	assert_near(copter_sqrt_controller(1.0f, 4.5f, 0.0f, 0.0f), 4.5, 1e-6);
 	/* never past the target within one step */
-	assert_near(copter_atc_sqrt_controller(0.001f, 1000.0f, 0.0f, DT), 0.001 / (double)DT, 1e-4);
+	assert_near(copter_sqrt_controller(0.001f, 1000.0f, 0.0f, DT), 0.001 / (double)DT, 1e-4);
 }
 
 static void test_atc_shaping_limits_acceleration_and_rate(void **state)
