@@ -2,7 +2,8 @@
 /*
  * Servo and ESC outputs: pulses of pulse_us at a rate per channel group.
  * Backends: the BeagleBone PRU PWM firmware, the Zynq PL PWM block, the
- * PCA9685 (Navio). Owned by the main thread. Functions return 0 or -errno.
+ * I2C PWM chip of the Navio (a driver in src/drivers). Owned by the main
+ * thread. Functions return 0 or -errno.
  * Channels count from 0. A channel at 0 us sends no pulses (a servo holds,
  * an ESC sees no signal): outputs start that way until written.
  */

@@ -33,7 +33,7 @@ struct uart_config {
 int uart_read(struct uart *u, uint8_t *buf, size_t len);
 /* Queues up to len bytes; returns how many were taken (0 when the driver's buffer is full). */
 int uart_write(struct uart *u, const uint8_t *buf, size_t len);
-/* Changes the rate (u-blox start-up moves from 9600 to 115200). */
+/* Changes the rate (a GPS receiver's set-up moves it from 9600 to 115200). */
 int uart_set_baud(struct uart *u, uint32_t baud);
 /* A file descriptor that polls readable when bytes arrived, or -errno. */
 int uart_fd(struct uart *u);

@@ -39,8 +39,8 @@ void estim_config_default(struct estim_config *c)
 	c->gyro_nsd = 0.0015f;
 	c->accel_nsd = 0.035f;
 	c->gyro_bias_nsd = 1e-3f;
-	/* A MEMS gyro's scale factor is a few percent off out of the box (MPU6000:
-	 * 3 %) and moves with temperature; ArduPilot's EKF2 estimates it too. */
+	/* A MEMS gyro's scale factor is a few percent off out of the box (a common
+	 * 6-axis part: 3 %) and moves with temperature; ArduPilot's EKF2 estimates it too. */
 	c->gyro_scale_nsd = 5e-4f;
 	c->accel_bias_nsd = 3e-3f;
 	c->mag_earth_nsd = 1e-3f;

@@ -59,7 +59,7 @@ enum estim_state_index {
 /* The fastest each slow sensor is taken at: a source marking every sample
  * fresh at the IMU's rate (as simulators commonly do) is averaged down to
  * this (ArduPilot's EKF takes at most 20 Hz of each; these are the rates the
- * filter was tuned at: fulmar-sim's MS5611, HMC5883L and MS4525DO). */
+ * filter was tuned at: fulmar-sim's barometer, compass and pitot). */
 #define ESTIM_BARO_MAX_HZ 50.0f
 #define ESTIM_MAG_MAX_HZ 100.0f
 #define ESTIM_TAS_MAX_HZ 50.0f
