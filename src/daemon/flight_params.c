@@ -114,6 +114,7 @@ const struct flight_param_bind flight_param_binds[] = {
 	{ "STEER2SRV_TCONST", 1.0f, 1, { offsetof(struct plane_params, nav.steer.tconst) } },
 	{ "TECS_CLMB_MAX", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.tecs_clmb_max) } },
 	{ "TECS_INTEG_GAIN", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.tecs_integ_gain) } },
+	{ "TECS_LAND_ARSPD", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.tecs_land_arspd) } },
 	{ "TECS_LAND_DAMP", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.tecs_land_damp) } },
 	{ "TECS_LAND_SINK", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.tecs_land_sink) } },
 	{ "TECS_LAND_TCONST", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.tecs_land_tconst) } },

@@ -340,6 +340,10 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		break;
 	case NAV_TASK_LAND: {
 		struct nav_ne start = ne_of(n, &n->approach_wp), land = ne_of(n, &n->land_wp);
+		/* ArduPlane's approach airspeed, TECS_LAND_ARSPD (when set), plus
+		 * the gust margin */
+		if (p->tecs.tecs_land_arspd >= 0.0f)
+			eas_dem = p->tecs.tecs_land_arspd;
 		eas_dem += nav_gust_margin_m_s(n);
 		if (!n->land_planned) {
 			/* plan on the ground speed the approach will have: the air

@@ -35,6 +35,7 @@ struct tecs_params {
 	float tecs_land_sink;   /* m/s, sink rate at touchdown after the flare */
 	float tecs_land_tconst; /* s, time constant of the energy loops in the flare */
 	float tecs_land_damp;   /* pitch damping on the sink-rate error in the flare */
+	float tecs_land_arspd;  /* m/s, the landing approach's airspeed; < 0: the cruise demand */
 	/* shared ArduPlane parameters TECS uses */
 	float arspd_fbw_min;    /* m/s */
 	float arspd_fbw_max;    /* m/s */

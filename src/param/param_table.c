@@ -315,6 +315,8 @@ const struct param_def param_defs[] = {
 	  "TECS: climb rate at THR_MAX and cruise speed" },
 	{ "TECS_INTEG_GAIN", PARAM_FLOAT, 0.1, 0, 0.5, "",
 	  "TECS: integrator gain" },
+	{ "TECS_LAND_ARSPD", PARAM_FLOAT, -1, -1, 127, "m/s",
+	  "TECS: airspeed on the landing approach and in the flare (-1: the cruise demand)" },
 	{ "TECS_LAND_DAMP", PARAM_FLOAT, 1, 0.1, 1, "",
 	  "TECS: pitch damping on sink-rate error in the flare" },
 	{ "TECS_LAND_SINK", PARAM_FLOAT, 0.5, 0, 2, "m/s",
