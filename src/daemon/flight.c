@@ -158,8 +158,8 @@ static void take_declination(uint64_t now_us)
 		 (double)d, (double)i, (double)f, (double)wmm_table_epoch_year, g->lat_deg, g->lon_deg);
 }
 
-/* The compass for the pre-arm checks (plane_input's mag_*), milligauss. */
-static void compass_for_prearm(struct plane_input *in)
+/* The compass for the pre-arm checks (vehicle_input's mag_*), milligauss. */
+static void compass_for_prearm(struct vehicle_input *in)
 {
 	in->mag_seen = flight.mag_seen && !flight.vehicle->armed;
 	if (in->mag_seen) {
@@ -411,7 +411,7 @@ void flight_task(void *ctx, uint64_t now_us)
 
 	flight.vehicle->home_set = flight.home_set;
 	vehicle_update(flight.vehicle, flight.vs.valid, flight.mission->count);
-	struct plane_input in = {
+	struct vehicle_input in = {
 		.now_us = now_us, .dt_s = dt, .vs = flight.vs, .estimator_converged = converged,
 		.rc = flight.rc, .rc_seen = flight.rc_seen, .gcs_heartbeat_us = gcs_hb_us,
 		.gps_fix = flight.gps.fix == GPS_FIX_3D,
@@ -444,7 +444,7 @@ void flight_task(void *ctx, uint64_t now_us)
 	}
 	if (flight.po.mode_changed || flight.vehicle->mode != flight.mode_said) {
 		flight.mode_said = flight.vehicle->mode;
-		log_info("%.3f s: mode %s", (double)flight.say_us * 1e-6, vehicle_mode_name(flight.vehicle->mode));
+		log_info("%.3f s: mode %s", (double)flight.say_us * 1e-6, vehicle_mode_name(flight.vehicle->kind, flight.vehicle->mode));
 		struct df_mode m = { .t_us = now_us, .mode = (uint8_t)flight.vehicle->mode,
 				     .mode_num = (uint8_t)flight.vehicle->mode };
 		if (flightlog_main())

@@ -132,7 +132,7 @@ static int load_file(const char *path, bool missing_ok, char *err, size_t err_le
 int services_params(const struct config *cfg, const char *load_params, char *err, size_t err_len)
 {
 	memset(&sv, 0, sizeof(sv));
-	param_init();
+	param_init(PARAM_PLANE);
 	if (mkdir(cfg->state_dir, 0750) == 0 || errno == EEXIST) {
 		snprintf(sv.param_path, sizeof(sv.param_path), "%s/fulmar.param", cfg->state_dir);
 	} else {
@@ -355,7 +355,7 @@ int services_links(const struct config *cfg, char *err, size_t err_len)
 	sv.gcs.rally = &sv.lists[LIST_RALLY].live;
 	sv.lists[LIST_FENCE].generation = &sv.gcs.fence_generation;
 	sv.lists[LIST_RALLY].generation = &sv.gcs.rally_generation;
-	vehicle_init(&sv.vehicle);
+	vehicle_init(&sv.vehicle, VEHICLE_PLANE);
 	sv.gcs.vehicle = &sv.vehicle;
 	/* A serial link carries baud / 10 bytes a second (8N1): its streams fit in that. */
 	for (unsigned int i = 0; i < n; i++)
@@ -431,10 +431,11 @@ static void fill_health(struct gcs_inputs *in, uint64_t now_us)
 		.log_ok = flightlog_main() != NULL,
 		.battery_failsafe = pl->batt_fs,
 		/* As vehicle_arm judges them (the mode's own needs apart). */
-		.prearm_ok = v->mode != PLANE_INITIALISING &&
+		.prearm_ok = !v->initialising &&
 			     (sv.gcs.arming_check == 0 ||
 			      ((v->valid & need) == need && v->prearm_problem == NULL)),
 		.armed = v->armed,
+		.kind = v->kind,
 		.mode = v->mode,
 		.fence_present = sv.gcs.fence && sv.gcs.fence->count > 0,
 		.fence_enabled = in->fence.enabled,

@@ -227,7 +227,7 @@ void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t
 		struct mavlink_set_position_target_global_int m;
 		mavlink_set_position_target_global_int_unpack(mavlink_payload(f), f->len, &m);
 		if (!gcs_for_us(g, m.target_system, m.target_component) || !g->vehicle ||
-		    g->vehicle->mode != PLANE_GUIDED || (m.type_mask & 0x7))
+		    g->vehicle->mode != vehicle_guided_mode(g->vehicle->kind) || (m.type_mask & 0x7))
 			break;
 		/* MAV_FRAME_GLOBAL(_INT) is above sea level; the relative and terrain frames above home. */
 		float alt = m.alt;
@@ -285,7 +285,7 @@ void gcs_heartbeat(struct gcs *g, int link)
 		/* MAV_MODE_FLAG_CUSTOM_MODE_ENABLED, and SAFETY_ARMED when armed. */
 		g->id.base_mode = (uint8_t)(1 | (g->vehicle->armed ? 0x80 : 0));
 		/* MAV_STATE: BOOT while initialising, STANDBY on the ground, ACTIVE armed. */
-		g->id.system_status = g->vehicle->mode == PLANE_INITIALISING ? 1 :
+		g->id.system_status = g->vehicle->initialising ? 1 :
 				      g->vehicle->armed ? 4 : 3;
 	}
 	struct mavlink_heartbeat m = {

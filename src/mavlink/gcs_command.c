@@ -132,14 +132,15 @@ static uint8_t run(struct gcs *g, const struct command *c)
 		/* Fly there and loiter (GUIDED); bit 0 of param2 switches to GUIDED, else
 		 * the plane must be in GUIDED already (as ArduPlane asks). Height above home. */
 		bool change = whole(p[1], 255) <= 255 && (whole(p[1], 255) & 1);
-		if (!change && g->vehicle->mode != PLANE_GUIDED)
+		uint32_t guided = vehicle_guided_mode(g->vehicle->kind);
+		if (!change && g->vehicle->mode != guided)
 			return refuse(g, MAV_RESULT_DENIED, "Reposition: not in GUIDED");
 		double lat = c->is_int ? c->x * 1e-7 : (double)p[4];
 		double lon = c->is_int ? c->y * 1e-7 : (double)p[5];
 		float alt = isfinite(p[6]) ? p[6] : g->in.state.alt_rel_m;
 		if (vehicle_set_guided(g->vehicle, lat, lon, alt, why, sizeof(why)))
 			return refuse(g, MAV_RESULT_DENIED, why);
-		return change && g->vehicle->mode != PLANE_GUIDED ? set_mode(g, PLANE_GUIDED) :
+		return change && g->vehicle->mode != guided ? set_mode(g, guided) :
 								    MAV_RESULT_ACCEPTED;
 	}
 	case MAV_CMD_PREFLIGHT_CALIBRATION:

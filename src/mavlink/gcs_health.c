@@ -7,9 +7,34 @@ static bool fresh(uint64_t t_us, uint64_t now_us, uint64_t max_us)
 	return t_us != 0 && (t_us >= now_us || now_us - t_us <= max_us);
 }
 
-/* What ArduPlane's modes fly by (its update_vehicle_sensor_status_flags). */
-static uint32_t mode_controls(enum plane_mode m)
+/* What ArduCopter's modes fly by (its update_vehicle_sensor_status_flags):
+ * rates, attitude and yaw always; height in ALT_HOLD; position too in the
+ * modes that navigate. */
+static uint32_t copter_mode_controls(uint32_t m)
 {
+	const uint32_t stab = GCS_SENSOR_RATE_CONTROL | GCS_SENSOR_ATTITUDE_STAB | GCS_SENSOR_YAW_POSITION;
+	switch (m) {
+	case COPTER_ALT_HOLD:
+		return stab | GCS_SENSOR_Z_ALTITUDE;
+	case COPTER_AUTO:
+	case COPTER_GUIDED:
+	case COPTER_LOITER:
+	case COPTER_RTL:
+	case COPTER_LAND:
+	case COPTER_POSHOLD:
+	case COPTER_BRAKE:
+		return stab | GCS_SENSOR_Z_ALTITUDE | GCS_SENSOR_XY_POSITION;
+	default:
+		return stab;
+	}
+}
+
+/* What ArduPlane's modes fly by (its update_vehicle_sensor_status_flags). */
+static uint32_t mode_controls(enum vehicle_kind kind, uint32_t mode)
+{
+	if (kind == VEHICLE_COPTER)
+		return copter_mode_controls(mode);
+	enum plane_mode m = (enum plane_mode)mode;
 	const uint32_t stab = GCS_SENSOR_RATE_CONTROL | GCS_SENSOR_ATTITUDE_STAB;
 	const uint32_t nav = stab | GCS_SENSOR_YAW_POSITION | GCS_SENSOR_Z_ALTITUDE |
 			     GCS_SENSOR_XY_POSITION;
@@ -69,7 +94,7 @@ void gcs_health_bits(const struct gcs_health_in *in, struct gcs_health *out)
 	uint32_t ctl = GCS_SENSOR_RATE_CONTROL | GCS_SENSOR_ATTITUDE_STAB | GCS_SENSOR_YAW_POSITION |
 		       GCS_SENSOR_Z_ALTITUDE | GCS_SENSOR_XY_POSITION;
 	o.present |= ctl;
-	o.enabled |= mode_controls(in->mode);
+	o.enabled |= mode_controls(in->kind, in->mode);
 	o.health |= ctl;
 	put(&o, GCS_SENSOR_MOTOR_OUTPUTS, in->servo_outputs, in->servo_outputs && in->armed,
 	    in->servo_outputs);

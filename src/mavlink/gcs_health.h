@@ -78,7 +78,8 @@ struct gcs_health_in {
 	bool battery_failsafe;
 	bool prearm_ok;                /* the pre-arm checks pass */
 	bool armed;
-	enum plane_mode mode;
+	enum vehicle_kind kind;
+	uint32_t mode;                  /* the kind's */
 	bool fence_present, fence_enabled, fence_breached;
 	/* A board's drivers' own account (board_io_sensor_bits; all 0 in HIL): a device
 	 * it drives is present and enabled whether it has spoken or not, and healthy

@@ -32,9 +32,17 @@ static float from_bits(uint32_t u)
 	return f;
 }
 
-void param_init(void)
+static struct param_def kept[PARAM_TABLE_MAX];
+const struct param_def *param_defs = kept;
+unsigned int param_count;
+
+void param_init(unsigned int kind)
 {
-	assert(param_count <= PARAM_TABLE_MAX);
+	assert(param_table_count <= PARAM_TABLE_MAX);
+	param_count = 0;
+	for (unsigned int i = 0; i < param_table_count; i++)
+		if (param_table[i].only == 0 || (param_table[i].only & kind))
+			kept[param_count++] = param_table[i];
 	for (unsigned int i = 0; i < param_count; i++) {
 		assert(strlen(param_defs[i].name) <= PARAM_NAME_LEN);
 		assert(i == 0 || strcmp(param_defs[i - 1].name, param_defs[i].name) < 0);

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * The parameter table: every tunable of the aircraft, with ArduPlane's name
- * where the meaning is the same, a type, a default, a range and units.
+ * The parameter table: every tunable of the aircraft, with ArduPlane's (or,
+ * for a copter, ArduCopter's) name where the meaning is the same, a type, a
+ * default, a range and units. One table, sorted by name; a row is shared by
+ * every vehicle kind or belongs to one (PARAM_PLANE, PARAM_COPTER), and
+ * param_init keeps the rows of the kind that flies: a ground station sees
+ * the parameters of that vehicle only, in the same order as ever.
  *
  * Modules find their parameters by name once at start-up (param_find) and
  * read them by index (param_get) from any thread: values are 32-bit atomics.
@@ -26,19 +30,29 @@ enum param_type {
 
 #define PARAM_NAME_LEN 16   /* MAVLink's param_id: 16 bytes, NUL-terminated when shorter */
 
+/* Which vehicle kinds a row is for (struct param_def.only): PARAM_ALL, or a kind. */
+#define PARAM_ALL 0u
+#define PARAM_PLANE (1u << 0)
+#define PARAM_COPTER (1u << 1)
+
 struct param_def {
 	const char *name;
 	enum param_type type;
 	float def, min, max;
 	const char *units;
 	const char *doc;
+	unsigned int only;             /* PARAM_PLANE, PARAM_COPTER; 0: every kind */
 };
 
-extern const struct param_def param_defs[];
-extern const unsigned int param_count;
+/* The rows of the kind that flies (param_init), sorted by name; indexes are theirs. */
+extern const struct param_def *param_defs;
+extern unsigned int param_count;
 
-/* Called once before any thread starts: every value to its default. */
-void param_init(void);
+/*
+ * Called once before any thread starts: the rows of the vehicle kind flown
+ * (PARAM_PLANE or PARAM_COPTER), every value to its default.
+ */
+void param_init(unsigned int kind);
 /* The index of a parameter (exact name, at most 16 characters), or -1. */
 int param_find(const char *name);
 /* Any thread. idx from param_find; out of range is a programmer error. */

@@ -131,7 +131,7 @@ static struct nav_wp here(const struct vehicle_state *vs)
 /* AUTO from the mission's DO_LAND_START on, if it has one and there is a home
  * and a position to fly it by. Returns whether it did. */
 static bool land_at_land_start(struct plane *p, const struct plane_params *pp,
-			       const struct plane_input *in)
+			       const struct vehicle_input *in)
 {
 	int ls = in->mission ? mexec_find_land_start(in->mission) : -1;
 	if (ls <= 0 || !in->home_set || !(in->vs.valid & VEHICLE_POSITION_VALID))
@@ -149,7 +149,7 @@ static bool land_at_land_start(struct plane *p, const struct plane_params *pp,
  * loiter at the rally point ArduPlane's rules pick (at its altitude), or at
  * home at ALT_HOLD_RTL.
  */
-static void start_rtl(struct plane *p, const struct plane_params *pp, const struct plane_input *in)
+static void start_rtl(struct plane *p, const struct plane_params *pp, const struct vehicle_input *in)
 {
 	if (pp->rtl_autoland != 0.0f && land_at_land_start(p, pp, in))
 		return;
@@ -172,7 +172,7 @@ static void start_rtl(struct plane *p, const struct plane_params *pp, const stru
 }
 
 /* What a mode sets up as it is entered. */
-static void enter_mode(struct plane *p, const struct plane_params *pp, const struct plane_input *in,
+static void enter_mode(struct plane *p, const struct plane_params *pp, const struct vehicle_input *in,
 		       struct plane_output *out)
 {
 	enum plane_mode m = p->v->mode;
@@ -225,12 +225,12 @@ static void enter_mode(struct plane *p, const struct plane_params *pp, const str
 }
 
 /* A frame within PLANE_RC_STALE_US (one stamped a moment ahead of now counts as fresh). */
-static bool rc_fresh(const struct plane_input *in)
+static bool rc_fresh(const struct vehicle_input *in)
 {
 	return in->rc.timestamp_us + PLANE_RC_STALE_US > in->now_us;
 }
 
-static void rc_failsafe(struct plane *p, const struct plane_params *pp, const struct plane_input *in,
+static void rc_failsafe(struct plane *p, const struct plane_params *pp, const struct vehicle_input *in,
 			struct plane_output *out)
 {
 	const struct rc_frame *rc = &in->rc;
@@ -279,7 +279,7 @@ static void rc_failsafe(struct plane *p, const struct plane_params *pp, const st
 }
 
 static void other_failsafes(struct plane *p, const struct plane_params *pp,
-			    const struct plane_input *in, struct plane_output *out)
+			    const struct vehicle_input *in, struct plane_output *out)
 {
 	enum plane_mode m = p->v->mode;
 	/* Ground station: heartbeats stopped after there were some. */
@@ -326,7 +326,7 @@ static void other_failsafes(struct plane *p, const struct plane_params *pp,
  * ARMING_MAGTHRESH of the world magnetic model's (north and east; down
  * twice that). NULL, or the problem formatted into p->prearm_text. */
 static const char *compass_problem(struct plane *p, const struct plane_params *pp,
-				   const struct plane_input *in)
+				   const struct vehicle_input *in)
 {
 	uint32_t checks = (uint32_t)pp->arming_check;
 	if (!(checks & (ARMING_CHECK_ALL | ARMING_CHECK_COMPASS)))
@@ -360,7 +360,7 @@ static const char *compass_problem(struct plane *p, const struct plane_params *p
 	return NULL;
 }
 
-static void prearm(struct plane *p, const struct plane_params *pp, const struct plane_input *in)
+static void prearm(struct plane *p, const struct plane_params *pp, const struct vehicle_input *in)
 {
 	/* The compass's first: a wrong field also keeps the estimate from converging. */
 	const char *why = compass_problem(p, pp, in);
@@ -373,7 +373,7 @@ static void prearm(struct plane *p, const struct plane_params *pp, const struct 
 }
 
 /* Whether the plane is on its final approach or landed in AUTO: the floor is not judged. */
-static bool landing(const struct plane *p, const struct plane_input *in)
+static bool landing(const struct plane *p, const struct vehicle_input *in)
 {
 	return p->v->mode == PLANE_AUTO && in->mission && p->mexec.current < in->mission->count &&
 	       in->mission->items[p->mexec.current].command == MAV_CMD_NAV_LAND;
@@ -391,7 +391,7 @@ static const char *fence_names(uint8_t b)
 }
 
 /* A new breach: FENCE_ACTION. Guided to the return point (home without one). */
-static void fence_act(struct plane *p, const struct plane_params *pp, const struct plane_input *in,
+static void fence_act(struct plane *p, const struct plane_params *pp, const struct vehicle_input *in,
 		      uint8_t fresh, struct plane_output *out)
 {
 	int action = (int)pp->fence.fence_action;
@@ -443,7 +443,7 @@ static void fence_act(struct plane *p, const struct plane_params *pp, const stru
  * takes FENCE_ACTION once; the breach ends when no type is breached.
  */
 static void fence_step(struct plane *p, const struct plane_params *pp,
-		       const struct plane_input *in, struct plane_output *out)
+		       const struct vehicle_input *in, struct plane_output *out)
 {
 	struct plane_fence *f = &p->fence;
 	bool on = pp->fence.fence_enable != 0.0f && p->v->armed && in->home_set &&
@@ -484,7 +484,7 @@ static void fence_step(struct plane *p, const struct plane_params *pp,
 #define RUDDER_ARM_US 3000000u
 
 static void rudder_arming(struct plane *p, const struct plane_params *pp,
-			  const struct plane_input *in, bool rc_live, struct plane_output *out)
+			  const struct vehicle_input *in, bool rc_live, struct plane_output *out)
 {
 	const struct rc_frame *rc = &in->rc;
 	bool low = rc_live && rc->channel_count >= 4 && rc->channels_us[2] < 1150;
@@ -519,7 +519,7 @@ static void rudder_arming(struct plane *p, const struct plane_params *pp,
 
 /* Crash detection (the header says what it does): after navigation's step. */
 static void crash_check(struct plane *p, const struct plane_params *pp,
-			const struct plane_input *in, struct plane_output *out)
+			const struct vehicle_input *in, struct plane_output *out)
 {
 	const struct vehicle_state *vs = &in->vs;
 	enum plane_mode m = p->v->mode;
@@ -554,7 +554,7 @@ static void crash_check(struct plane *p, const struct plane_params *pp,
 	say(out, MAV_SEVERITY_CRITICAL, "Crash: Disarming");
 }
 
-void plane_step(struct plane *p, const struct plane_params *pp, const struct plane_input *in,
+void plane_step(struct plane *p, const struct plane_params *pp, const struct vehicle_input *in,
 		struct plane_output *out)
 {
 	memset(out, 0, sizeof(*out));

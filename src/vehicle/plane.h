@@ -84,35 +84,6 @@ enum plane_failsafe {
 	PLANE_FS_GCS = 3,
 };
 
-/* What the main loop knows this step. */
-struct plane_input {
-	uint64_t now_us;
-	float dt_s;
-	struct vehicle_state vs;
-	bool estimator_converged;
-	float accel_body_m_s2[3];           /* latest specific force (launch detection) */
-	struct rc_frame rc;                 /* the latest frame ... */
-	bool rc_seen;                       /* ... if any ever came */
-	uint64_t gcs_heartbeat_us;          /* last ground-station heartbeat; 0: never */
-	bool gps_fix;                       /* 3D fix */
-	/* The compass, for ArduPilot's pre-arm compass checks, in milligauss: its
-	 * latest field with the estimated hard iron taken off (body axes), that
-	 * turned to NED by the estimated attitude, and the world magnetic model's
-	 * field where the aircraft is (NED). Checked only when said to be there. */
-	bool mag_seen;                      /* mag_body_mgauss and mag_ned_mgauss hold a sample */
-	bool mag_expected_known;            /* mag_expected_ned_mgauss holds the model's field */
-	float mag_body_mgauss[3], mag_ned_mgauss[3], mag_expected_ned_mgauss[3];
-	float batt_voltage_v, batt_used_mah;  /* NAN: unknown */
-	const struct mission *mission;
-	const struct mission *fence, *rally;  /* the fence and rally lists; NULL: none */
-	bool home_set;
-	struct nav_wp home;
-	float home_alt_msl_m;
-	/* The loop is overloaded (daemon/scheduler.h): fly this step on the last
-	 * navigation's demands; navigation then runs over the time it missed. */
-	bool nav_deferred;
-};
-
 /* What the step decided. */
 struct plane_output {
 	uint16_t pwm_us[SERVO_CHANNELS];
@@ -179,9 +150,9 @@ struct plane {
 };
 
 void plane_init(struct plane *p, struct vehicle *v);
-void plane_step(struct plane *p, const struct plane_params *pp, const struct plane_input *in,
+void plane_step(struct plane *p, const struct plane_params *pp, const struct vehicle_input *in,
 		struct plane_output *out);
-/* Whether mode m flies on navigation's demands (L1 and TECS): the work plane_input.nav_deferred defers. */
+/* Whether mode m flies on navigation's demands (L1 and TECS): the work vehicle_input.nav_deferred defers. */
 bool plane_mode_navigates(enum plane_mode m);
 /* The mode a pulse on the mode channel selects (ArduPlane's six PWM bands). */
 int plane_switch_position(uint16_t pwm_us);

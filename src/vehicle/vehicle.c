@@ -6,60 +6,88 @@
 #include <stdio.h>
 #include <string.h>
 
-/* What each mode needs from the estimator (and the mission) before it can fly. */
-static const struct mode_def {
+#define NEED_ATT VEHICLE_ATTITUDE_VALID
+#define NEED_ALT (VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID)
+#define NEED_POS (VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID)
+
+/* What each mode needs from the estimator (and home, and the mission) before
+ * it can fly, and whether the vehicle may arm in it. */
+struct mode_def {
 	uint32_t number;
 	const char *name;
 	uint32_t needs;
-	bool needs_mission;
-} modes[] = {
-	{ PLANE_MANUAL, "MANUAL", 0, false },
-	{ PLANE_CIRCLE, "CIRCLE", VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID, false },
-	{ PLANE_STABILIZE, "STABILIZE", VEHICLE_ATTITUDE_VALID, false },
-	{ PLANE_FBWA, "FBWA", VEHICLE_ATTITUDE_VALID, false },
-	{ PLANE_FBWB, "FBWB", VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID, false },
-	{ PLANE_CRUISE, "CRUISE",
-	  VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID, false },
-	{ PLANE_AUTO, "AUTO",
-	  VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID, true },
-	{ PLANE_RTL, "RTL",
-	  VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID, false },
-	{ PLANE_LOITER, "LOITER",
-	  VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID, false },
-	{ PLANE_TAKEOFF, "TAKEOFF",
-	  VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID, false },
-	{ PLANE_GUIDED, "GUIDED",
-	  VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID, false },
-	{ PLANE_INITIALISING, "INITIALISING", 0, false },
+	bool needs_home, needs_mission, arms;
 };
 
-static const struct mode_def *find(uint32_t number)
+static const struct mode_def plane_modes[] = {
+	{ PLANE_MANUAL, "MANUAL", 0, false, false, true },
+	{ PLANE_CIRCLE, "CIRCLE", NEED_ALT, false, false, true },
+	{ PLANE_STABILIZE, "STABILIZE", NEED_ATT, false, false, true },
+	{ PLANE_FBWA, "FBWA", NEED_ATT, false, false, true },
+	{ PLANE_FBWB, "FBWB", NEED_ALT, false, false, true },
+	{ PLANE_CRUISE, "CRUISE", NEED_POS, false, false, true },
+	{ PLANE_AUTO, "AUTO", NEED_POS, true, true, true },
+	{ PLANE_RTL, "RTL", NEED_POS, true, false, true },
+	{ PLANE_LOITER, "LOITER", NEED_POS, false, false, true },
+	{ PLANE_TAKEOFF, "TAKEOFF", NEED_POS, false, false, true },
+	{ PLANE_GUIDED, "GUIDED", NEED_POS, false, false, true },
+	{ PLANE_INITIALISING, "INITIALISING", 0, false, false, true },
+};
+
+/* ArduCopter's: LAND lands where it is, on the heights alone when there is no
+ * position; AUTO, RTL, LAND and BRAKE do not arm (its allows_arming). */
+static const struct mode_def copter_modes[] = {
+	{ COPTER_STABILIZE, "STABILIZE", NEED_ATT, false, false, true },
+	{ COPTER_ALT_HOLD, "ALT_HOLD", NEED_ALT, false, false, true },
+	{ COPTER_AUTO, "AUTO", NEED_POS, true, true, false },
+	{ COPTER_GUIDED, "GUIDED", NEED_POS, false, false, true },
+	{ COPTER_LOITER, "LOITER", NEED_POS, false, false, true },
+	{ COPTER_RTL, "RTL", NEED_POS, true, false, false },
+	{ COPTER_LAND, "LAND", NEED_ALT, false, false, false },
+	{ COPTER_POSHOLD, "POSHOLD", NEED_POS, false, false, true },
+	{ COPTER_BRAKE, "BRAKE", NEED_POS, false, false, false },
+};
+
+static const struct mode_def *find(enum vehicle_kind kind, uint32_t number)
 {
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-		if (modes[i].number == number)
-			return &modes[i];
+	const struct mode_def *t = kind == VEHICLE_COPTER ? copter_modes : plane_modes;
+	size_t n = kind == VEHICLE_COPTER ? sizeof(copter_modes) / sizeof(copter_modes[0]) :
+					    sizeof(plane_modes) / sizeof(plane_modes[0]);
+	for (size_t i = 0; i < n; i++)
+		if (t[i].number == number)
+			return &t[i];
 	return NULL;
 }
 
-void vehicle_init(struct vehicle *v)
+void vehicle_init(struct vehicle *v, enum vehicle_kind kind)
 {
 	memset(v, 0, sizeof(*v));
-	v->mode = PLANE_INITIALISING;
+	v->kind = kind;
+	v->mode = kind == VEHICLE_COPTER ? COPTER_STABILIZE : PLANE_INITIALISING;
+	v->initialising = true;
 }
 
-const char *vehicle_mode_name(uint32_t mode)
+const char *vehicle_mode_name(enum vehicle_kind kind, uint32_t mode)
 {
-	const struct mode_def *m = find(mode);
+	const struct mode_def *m = find(kind, mode);
 	return m ? m->name : NULL;
+}
+
+uint32_t vehicle_guided_mode(enum vehicle_kind kind)
+{
+	return kind == VEHICLE_COPTER ? COPTER_GUIDED : PLANE_GUIDED;
 }
 
 void vehicle_update(struct vehicle *v, uint32_t valid, uint16_t mission_count)
 {
 	v->valid = valid;
 	v->mission_count = mission_count;
-	/* Initialised once there is an attitude to fly by; the first mode is MANUAL. */
-	if (v->mode == PLANE_INITIALISING && (valid & VEHICLE_ATTITUDE_VALID))
-		v->mode = PLANE_MANUAL;
+	/* Initialised once there is an attitude to fly by; a plane's first mode is MANUAL. */
+	if (v->initialising && (valid & VEHICLE_ATTITUDE_VALID)) {
+		v->initialising = false;
+		if (v->kind == VEHICLE_PLANE)
+			v->mode = PLANE_MANUAL;
+	}
 }
 
 static const char *missing(uint32_t lacking)
@@ -73,12 +101,12 @@ static const char *missing(uint32_t lacking)
 
 int vehicle_set_mode(struct vehicle *v, uint32_t mode, char *why, size_t why_len)
 {
-	const struct mode_def *m = find(mode);
-	if (!m || mode == PLANE_INITIALISING) {
+	const struct mode_def *m = find(v->kind, mode);
+	if (!m || (v->kind == VEHICLE_PLANE && mode == PLANE_INITIALISING)) {
 		snprintf(why, why_len, "no flight mode %u", mode);
 		return -EINVAL;
 	}
-	if (v->mode == PLANE_INITIALISING) {
+	if (v->initialising) {
 		snprintf(why, why_len, "%s refused: still initialising (%s)", m->name,
 			 missing(~v->valid & VEHICLE_ATTITUDE_VALID));
 		return -EPERM;
@@ -88,7 +116,7 @@ int vehicle_set_mode(struct vehicle *v, uint32_t mode, char *why, size_t why_len
 		snprintf(why, why_len, "%s refused: %s", m->name, missing(lacking));
 		return -EPERM;
 	}
-	if ((mode == PLANE_AUTO || mode == PLANE_RTL) && !v->home_set) {
+	if (m->needs_home && !v->home_set) {
 		snprintf(why, why_len, "%s refused: home not set", m->name);
 		return -EPERM;
 	}
@@ -96,7 +124,7 @@ int vehicle_set_mode(struct vehicle *v, uint32_t mode, char *why, size_t why_len
 		snprintf(why, why_len, "%s refused: no mission", m->name);
 		return -EPERM;
 	}
-	v->mode = (enum plane_mode)mode;
+	v->mode = mode;
 	return 0;
 }
 
@@ -109,13 +137,17 @@ int vehicle_arm(struct vehicle *v, bool arm, bool force, uint32_t arming_check, 
 	}
 	if (v->armed)
 		return 0;
-	if (v->mode == PLANE_INITIALISING) {
+	if (v->initialising) {
 		snprintf(why, why_len, "Arm: still initialising (%s)",
 			 missing(~v->valid & VEHICLE_ATTITUDE_VALID));
 		return -EPERM;
 	}
+	const struct mode_def *m = find(v->kind, v->mode);
+	if (m && !m->arms) {
+		snprintf(why, why_len, "Arm: mode not armable");
+		return -EPERM;
+	}
 	if (!force && arming_check) {
-		const struct mode_def *m = find(v->mode);
 		uint32_t lacking = (VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID |
 				    (m ? m->needs : 0)) & ~v->valid;
 		if (lacking) {

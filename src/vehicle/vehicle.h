@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * The plane as a state machine: its flight mode (ArduPlane's numbers, so every
- * ground station names them right), whether it is armed, and the checks that
- * guard both. Pure: the caller passes what the estimator knows and the time.
- * Owned by the main thread.
+ * The vehicle as a state machine: its kind (plane or multicopter, chosen at
+ * start-up: docs/design.md), its flight mode (ArduPlane's or ArduCopter's
+ * numbers, so every ground station names them right), whether it is armed,
+ * and the checks that guard both. Pure: the caller passes what the estimator
+ * knows and the time. Owned by the main thread.
  */
 #ifndef FULMAR_VEHICLE_H
 #define FULMAR_VEHICLE_H
@@ -13,6 +14,16 @@
 #include <stdint.h>
 
 #include "fulmar/vehicle_state.h"
+#include "mission/mission.h"
+#include "nav/nav_geo.h"
+#include "rc/rc.h"
+
+/* What flies. Everything below the vehicle's own step (estimator, mission
+ * store, parameters, failsafe plumbing, arming, MAVLink, logs) is shared. */
+enum vehicle_kind {
+	VEHICLE_PLANE = 0,
+	VEHICLE_COPTER = 1,
+};
 
 /* ArduPlane's custom_mode numbers. */
 enum plane_mode {
@@ -33,6 +44,19 @@ enum plane_mode {
 	PLANE_INITIALISING = 16,
 };
 
+/* ArduCopter's custom_mode numbers (those fulmar flies). */
+enum copter_mode {
+	COPTER_STABILIZE = 0,
+	COPTER_ALT_HOLD = 2,
+	COPTER_AUTO = 3,
+	COPTER_GUIDED = 4,
+	COPTER_LOITER = 5,
+	COPTER_RTL = 6,
+	COPTER_LAND = 9,
+	COPTER_POSHOLD = 16,
+	COPTER_BRAKE = 17,
+};
+
 /* Where GUIDED flies to (DO_REPOSITION, SET_POSITION_TARGET_GLOBAL_INT): it loiters there. */
 struct vehicle_target {
 	double lat_deg, lon_deg;
@@ -41,7 +65,9 @@ struct vehicle_target {
 };
 
 struct vehicle {
-	enum plane_mode mode;
+	enum vehicle_kind kind;
+	uint32_t mode;                 /* the kind's custom_mode number */
+	bool initialising;             /* no attitude yet: nothing flies, nothing arms */
 	bool armed;
 	uint32_t valid;                /* what the estimator knew at the last update */
 	uint16_t mission_count;
@@ -50,9 +76,42 @@ struct vehicle {
 	struct vehicle_target guided;
 };
 
-void vehicle_init(struct vehicle *v);
-/* The mode's name ("FBWA"), or NULL when fulmar has no such mode. */
-const char *vehicle_mode_name(uint32_t mode);
+/* What the main loop knows this step: the one input of every vehicle kind's step. */
+struct vehicle_input {
+	uint64_t now_us;
+	float dt_s;
+	struct vehicle_state vs;
+	bool estimator_converged;
+	float accel_body_m_s2[3];           /* latest specific force (launch detection) */
+	struct rc_frame rc;                 /* the latest frame ... */
+	bool rc_seen;                       /* ... if any ever came */
+	uint64_t gcs_heartbeat_us;          /* last ground-station heartbeat; 0: never */
+	bool gps_fix;                       /* 3D fix */
+	/* The compass, for ArduPilot's pre-arm compass checks, in milligauss: its
+	 * latest field with the estimated hard iron taken off (body axes), that
+	 * turned to NED by the estimated attitude, and the world magnetic model's
+	 * field where the aircraft is (NED). Checked only when said to be there. */
+	bool mag_seen;                      /* mag_body_mgauss and mag_ned_mgauss hold a sample */
+	bool mag_expected_known;            /* mag_expected_ned_mgauss holds the model's field */
+	float mag_body_mgauss[3], mag_ned_mgauss[3], mag_expected_ned_mgauss[3];
+	float batt_voltage_v, batt_used_mah;  /* NAN: unknown */
+	const struct mission *mission;
+	const struct mission *fence, *rally;  /* the fence and rally lists; NULL: none */
+	bool home_set;
+	struct nav_wp home;
+	float home_alt_msl_m;
+	/* The loop is overloaded (daemon/scheduler.h): fly this step on the last
+	 * navigation's demands; navigation then runs over the time it missed. */
+	bool nav_deferred;
+};
+
+/* A plane starts in INITIALISING (ArduPlane's mode 16), a copter in
+ * STABILIZE, as ArduCopter's, initialising until there is an attitude. */
+void vehicle_init(struct vehicle *v, enum vehicle_kind kind);
+/* The kind's mode's name ("FBWA", "ALT_HOLD"), or NULL when fulmar has no such mode. */
+const char *vehicle_mode_name(enum vehicle_kind kind, uint32_t mode);
+/* The kind's GUIDED mode (DO_REPOSITION, SET_POSITION_TARGET_*). */
+uint32_t vehicle_guided_mode(enum vehicle_kind kind);
 /* What the estimator knows now (vehicle_state.valid) and how long the mission is. */
 void vehicle_update(struct vehicle *v, uint32_t valid, uint16_t mission_count);
 
@@ -63,7 +122,8 @@ void vehicle_update(struct vehicle *v, uint32_t valid, uint16_t mission_count);
 int vehicle_set_mode(struct vehicle *v, uint32_t mode, char *why, size_t why_len);
 /*
  * Arm or disarm. Arming runs the pre-arm checks (ARMING_CHECK: 0 none) unless
- * forced; even forced, a plane that is still initialising is not armed.
+ * forced; even forced, a vehicle that is still initialising is not armed, nor
+ * a copter in a mode that does not arm (ArduCopter's: AUTO, RTL, LAND, BRAKE).
  * Returns 0 or -EPERM with the reason in why.
  */
 int vehicle_arm(struct vehicle *v, bool arm, bool force, uint32_t arming_check, char *why,

@@ -99,9 +99,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct vehicle v;
 	static struct mavlink_parser p;
 	static struct mavlink_frame f;
-	param_init();
+	param_init(PARAM_PLANE);
 	mission_clear(&m);
-	vehicle_init(&v);
+	vehicle_init(&v, VEHICLE_PLANE);
 	struct gcs_tx tx = { sent, NULL };
 	gcs_init(&g, 1, 1, &tx, &m);
 	mission_clear(&fence);
@@ -154,8 +154,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint16_t bad;
 		FUZZ_CHECK(fence.count <= FENCE_MAX_ITEMS && rally.count <= RALLY_MAX_ITEMS);
 		FUZZ_CHECK(fence_validate(&fence, &bad) == FENCE_RESULT_OK);
-		FUZZ_CHECK(vehicle_mode_name(v.mode) != NULL);
-		FUZZ_CHECK(!(v.armed && v.mode == PLANE_INITIALISING));
+		FUZZ_CHECK(vehicle_mode_name(v.kind, v.mode) != NULL);
+		FUZZ_CHECK(!(v.armed && v.initialising));
 	}
 	return 0;
 }

@@ -46,7 +46,7 @@ int bio_open(struct bio_fixture *f)
 	const struct board *b = board_get();
 	struct board_io_clock clk = { clk_now, clk_sleep, f };
 
-	param_init();
+	param_init(PARAM_PLANE);
 	sensors_init(&f->hub, b->imu_rate_hz, b->main_rate_hz, NULL, NULL);
 	f->advance(f->ctx, f->now_us);
 	int rc = board_io_open(&f->bio, &f->devs, &f->hub, &clk, f->err, sizeof(f->err));

@@ -247,7 +247,7 @@ static void test_rally_point_selection_as_arduplane(void **state)
 static struct vehicle v;
 static struct plane pl;
 static struct plane_params pp;
-static struct plane_input in;
+static struct vehicle_input in;
 static struct plane_output out;
 static struct mission mis;
 static int events, texts_fence;
@@ -256,7 +256,7 @@ static char last_text[96];
 
 static void plane_setup(void)
 {
-	vehicle_init(&v);
+	vehicle_init(&v, VEHICLE_PLANE);
 	plane_params_default(&pp);
 	plane_init(&pl, &v);
 	memset(&in, 0, sizeof(in));

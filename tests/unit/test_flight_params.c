@@ -17,7 +17,7 @@
 
 static void test_flight_params_defaults_are_the_structs(void **state)
 {
-	param_init();
+	param_init(PARAM_PLANE);
 	struct plane_params def, loaded;
 	plane_params_default(&def);
 	memset(&loaded, 0, sizeof(loaded));
@@ -45,7 +45,7 @@ static void test_flight_params_are_sorted_and_reach_their_fields(void **state)
 {
 	for (unsigned int i = 1; i < flight_param_count; i++)
 		assert_true(strcmp(flight_param_binds[i - 1].name, flight_param_binds[i].name) < 0);
-	param_init();
+	param_init(PARAM_PLANE);
 	assert_int_equal(param_set(param_find("ARSPD_FBW_MIN"), 13), 0);
 	assert_int_equal(param_set(param_find("ALT_HOLD_RTL"), 8000), 0);
 	assert_int_equal(param_set(param_find("SERVO3_MIN"), 1000), 0);

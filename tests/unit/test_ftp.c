@@ -56,7 +56,7 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *x = calloc(1, sizeof(*x));
-	param_init();
+	param_init(PARAM_PLANE);
 	snprintf(x->dir, sizeof(x->dir), "/tmp/fulmar-ftp-XXXXXX");
 	assert_non_null(mkdtemp(x->dir));
 	snprintf(x->root, sizeof(x->root), "%s/ftp", x->dir);

@@ -19,7 +19,7 @@ static struct gcs g;
 
 static int setup(void **state)
 {
-	param_init();
+	param_init(PARAM_PLANE);
 	struct gcs_tx tx = { harness_capture, NULL };
 	gcs_init(&g, 1, 1, &tx, NULL);
 	n_sent = 0;

@@ -19,8 +19,8 @@ static struct vehicle v;
 
 static int setup(void **state)
 {
-	param_init();
-	vehicle_init(&v);
+	param_init(PARAM_PLANE);
+	vehicle_init(&v, VEHICLE_PLANE);
 	struct gcs_tx tx = { harness_capture, NULL };
 	gcs_init(&g, 1, 1, &tx, NULL);
 	g.vehicle = &v;

@@ -22,7 +22,7 @@ static uint64_t now = 1000000;
 
 static int setup(void **state)
 {
-	param_init();
+	param_init(PARAM_PLANE);
 	mission_clear(&live);
 	struct gcs_tx tx = { harness_capture, NULL };
 	gcs_init(&g, 1, 1, &tx, &live);

@@ -20,8 +20,8 @@ static struct mission ms;
 
 static int setup(void **state)
 {
-	param_init();
-	vehicle_init(&v);
+	param_init(PARAM_PLANE);
+	vehicle_init(&v, VEHICLE_PLANE);
 	mission_clear(&ms);
 	struct gcs_tx tx = { harness_capture, NULL };
 	gcs_init(&g, 1, 1, &tx, &ms);

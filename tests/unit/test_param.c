@@ -11,13 +11,37 @@
 #include <cmocka.h>
 
 #include "param/param.h"
+#include "param/param_table.h"
 
 static char err[256];
 
 static int setup(void **state)
 {
-	param_init();
+	param_init(PARAM_PLANE);
 	return 0;
+}
+
+/* A copter's ground station sees the shared rows and none of the plane's; the
+ * plane's table is the shared rows and its own, in the same sorted order. */
+static void test_param_rows_of_the_kind_that_flies(void **state)
+{
+	param_init(PARAM_COPTER);
+	unsigned int copter = param_count;
+	assert_true(param_find("SYSID_THISMAV") >= 0);
+	assert_true(param_find("SERVO1_FUNCTION") >= 0);
+	assert_int_equal(param_find("TECS_LAND_SINK"), -1);
+	assert_int_equal(param_find("NAVL1_PERIOD"), -1);
+	unsigned int shared = 0, plane_rows = 0;
+	for (unsigned int i = 0; i < param_table_count; i++) {
+		shared += param_table[i].only == PARAM_ALL;
+		plane_rows += param_table[i].only == PARAM_PLANE;
+	}
+	param_init(PARAM_PLANE);
+	assert_true(param_find("TECS_LAND_SINK") >= 0);
+	assert_int_equal(param_count, shared + plane_rows);
+	assert_true(copter >= shared && copter < param_count);
+	for (unsigned int i = 1; i < param_count; i++)
+		assert_true(strcmp(param_defs[i - 1].name, param_defs[i].name) < 0);
 }
 
 static void test_param_find_and_defaults(void **state)
@@ -92,7 +116,7 @@ static void test_param_save_text_reads_back_the_same(void **state)
 	long n = param_save_text(buf, sizeof(buf));
 	assert_true(n > 0);
 	assert_non_null(strstr(buf, "SR2_POSITION,3\n"));
-	param_init();
+	param_init(PARAM_PLANE);
 	unsigned int unknown;
 	assert_int_equal(param_load_text(buf, "saved", &unknown, err, sizeof(err)), 0);
 	assert_int_equal(unknown, 0);
@@ -108,6 +132,7 @@ int main(void)
 		cmocka_unit_test_setup(test_param_set_checks_range_and_type, setup),
 		cmocka_unit_test_setup(test_param_load_text_applies_all_or_nothing, setup),
 		cmocka_unit_test_setup(test_param_save_text_reads_back_the_same, setup),
+		cmocka_unit_test(test_param_rows_of_the_kind_that_flies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

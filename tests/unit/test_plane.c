@@ -25,7 +25,7 @@
 static struct vehicle v;
 static struct plane pl;
 static struct plane_params pp;
-static struct plane_input in;
+static struct vehicle_input in;
 static struct plane_output out;
 static struct mission mis;
 
@@ -40,7 +40,7 @@ static void rc_set(uint16_t roll, uint16_t pitch, uint16_t thr, uint16_t yaw, ui
 
 static void setup(void)
 {
-	vehicle_init(&v);
+	vehicle_init(&v, VEHICLE_PLANE);
 	plane_params_default(&pp);
 	plane_init(&pl, &v);
 	memset(&in, 0, sizeof(in));
@@ -118,7 +118,7 @@ static void test_plane_holds_the_trims_and_the_motor_off_while_initialising(void
 	pp.servo.ch[3].servo_trim = 1520;
 	pp.servo.ch[2].servo_min = 1000;
 	pp.servo.ch[2].servo_trim = 1000;
-	vehicle_init(&v);
+	vehicle_init(&v, VEHICLE_PLANE);
 	plane_init(&pl, &v);
 	v.home_set = true;                                /* the mission's, kept in the air */
 	in.vs.valid = 0;                                  /* the estimator has not aligned */
@@ -492,7 +492,7 @@ static void steps(int n)
 	}
 }
 
-/* Overloaded (plane_input.nav_deferred): the step flies on navigation's last demands,
+/* Overloaded (vehicle_input.nav_deferred): the step flies on navigation's last demands,
  * and navigation then runs over the time it missed; a new mode navigates at once. */
 static void test_plane_deferred_navigation_flies_on_its_last_demands(void **state)
 {

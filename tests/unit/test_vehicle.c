@@ -15,7 +15,7 @@ static char why[64];
 
 static void test_vehicle_stays_initialising_without_an_attitude(void **state)
 {
-	vehicle_init(&v);
+	vehicle_init(&v, VEHICLE_PLANE);
 	assert_int_equal(v.mode, PLANE_INITIALISING);
 	vehicle_update(&v, 0, 0);
 	assert_int_equal(vehicle_set_mode(&v, PLANE_MANUAL, why, sizeof(why)), -EPERM);
@@ -27,7 +27,7 @@ static void test_vehicle_stays_initialising_without_an_attitude(void **state)
 
 static void test_vehicle_modes_need_what_they_fly_by(void **state)
 {
-	vehicle_init(&v);
+	vehicle_init(&v, VEHICLE_PLANE);
 	vehicle_update(&v, VEHICLE_ATTITUDE_VALID, 0);
 	assert_int_equal(v.mode, PLANE_MANUAL);
 	assert_int_equal(vehicle_set_mode(&v, PLANE_FBWA, why, sizeof(why)), 0);
@@ -44,13 +44,43 @@ static void test_vehicle_modes_need_what_they_fly_by(void **state)
 	assert_int_equal(v.mode, PLANE_AUTO);
 	assert_int_equal(vehicle_set_mode(&v, 9, why, sizeof(why)), -EINVAL);
 	assert_int_equal(vehicle_set_mode(&v, PLANE_INITIALISING, why, sizeof(why)), -EINVAL);
-	assert_string_equal(vehicle_mode_name(PLANE_FBWA), "FBWA");
-	assert_null(vehicle_mode_name(9));
+	assert_string_equal(vehicle_mode_name(VEHICLE_PLANE, PLANE_FBWA), "FBWA");
+	assert_null(vehicle_mode_name(VEHICLE_PLANE, 9));
+}
+
+/* ArduCopter's numbers and names; it starts in STABILIZE; LAND flies on the
+ * heights alone; AUTO, RTL, LAND and BRAKE do not arm. */
+static void test_vehicle_copter_modes_are_arducopters(void **state)
+{
+	vehicle_init(&v, VEHICLE_COPTER);
+	assert_int_equal(v.mode, COPTER_STABILIZE);
+	assert_true(v.initialising);
+	assert_int_equal(vehicle_arm(&v, true, true, 1, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "Arm: still initialising (no attitude estimate)");
+	vehicle_update(&v, VEHICLE_ATTITUDE_VALID, 0);
+	assert_false(v.initialising);
+	assert_int_equal(v.mode, COPTER_STABILIZE);
+	assert_int_equal(vehicle_set_mode(&v, COPTER_ALT_HOLD, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "ALT_HOLD refused: no altitude estimate");
+	vehicle_update(&v, VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID, 0);
+	assert_int_equal(vehicle_set_mode(&v, COPTER_LAND, why, sizeof(why)), 0);
+	assert_int_equal(vehicle_arm(&v, true, false, 0, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "Arm: mode not armable");
+	assert_int_equal(vehicle_set_mode(&v, COPTER_LOITER, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "LOITER refused: no position estimate");
+	assert_int_equal(vehicle_set_mode(&v, 8, why, sizeof(why)), -EINVAL);  /* none: ArduCopter retired 8 */
+	assert_int_equal(vehicle_set_mode(&v, COPTER_ALT_HOLD, why, sizeof(why)), 0);
+	assert_int_equal(vehicle_arm(&v, true, false, 0, why, sizeof(why)), 0);
+	assert_string_equal(vehicle_mode_name(VEHICLE_COPTER, COPTER_POSHOLD), "POSHOLD");
+	assert_string_equal(vehicle_mode_name(VEHICLE_COPTER, COPTER_AUTO), "AUTO");
+	assert_null(vehicle_mode_name(VEHICLE_COPTER, 8));
+	assert_int_equal(vehicle_guided_mode(VEHICLE_COPTER), COPTER_GUIDED);
+	assert_int_equal(vehicle_guided_mode(VEHICLE_PLANE), PLANE_GUIDED);
 }
 
 static void test_vehicle_arming_checks_and_force(void **state)
 {
-	vehicle_init(&v);
+	vehicle_init(&v, VEHICLE_PLANE);
 	vehicle_update(&v, VEHICLE_ATTITUDE_VALID, 0);
 	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), -EPERM);
 	assert_string_equal(why, "PreArm: no altitude estimate");
@@ -69,6 +99,7 @@ int main(void)
 		cmocka_unit_test(test_vehicle_stays_initialising_without_an_attitude),
 		cmocka_unit_test(test_vehicle_modes_need_what_they_fly_by),
 		cmocka_unit_test(test_vehicle_arming_checks_and_force),
+		cmocka_unit_test(test_vehicle_copter_modes_are_arducopters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
