@@ -499,25 +499,47 @@ static const enum servo_function hil_control_function[HIL_CTL_COUNT] = {
 	[HIL_CTL_VTAIL_RIGHT] = SERVO_FUNC_VTAIL_RIGHT,
 };
 
+/* ArduCopter's SERVOn_FUNCTION for motor 1; motors 2..HIL_MOTORS_MAX follow. */
+#define HIL_FUNC_MOTOR1 33
+#define HIL_MOTORS_MAX 8
+
+/* The function control k carries in the layout: a multirotor's (any channel
+ * is a motor) or a fixed wing's. */
+static int control_function(bool motors, int k)
+{
+	if (motors)
+		return k < HIL_MOTORS_MAX ? HIL_FUNC_MOTOR1 + k : -1;
+	return k < HIL_CTL_COUNT ? (int)hil_control_function[k] : -1;
+}
+
 void hil_controls_from_outputs(const struct servo_params *servo,
 			       const uint16_t pulse_us[HIL_CHANNELS], bool armed,
 			       struct hil_controls *out)
 {
 	memset(out, 0, sizeof(*out));
-	for (int i = HIL_CTL_COUNT; i < HIL_CONTROLS; i++)
-		out->flags |= HIL_FLAG_NO_PULSES(i);
-	for (int k = 0; k < HIL_CTL_COUNT; k++) {
+	bool motors = false;
+	for (unsigned int ch = 0; ch < SERVO_CHANNELS && ch < HIL_CHANNELS; ch++) {
+		float f = servo->ch[ch].servo_function;
+		motors |= isfinite(f) && f >= HIL_FUNC_MOTOR1 && f < HIL_FUNC_MOTOR1 + HIL_MOTORS_MAX;
+	}
+	for (int k = 0; k < HIL_CONTROLS; k++) {
+		int func = control_function(motors, k);
+		if (func < 0) {
+			out->flags |= HIL_FLAG_NO_PULSES(k);
+			continue;
+		}
+		/* a motor, like the throttle, is 0..1 of its range and 0 disarmed */
+		bool thrust = motors || k == HIL_CTL_THROTTLE;
 		bool driven = false;
 		/* Every channel with the function is checked, so that a bad one is
 		 * counted even when another carries the same command. */
 		for (unsigned int ch = 0; ch < SERVO_CHANNELS && ch < HIL_CHANNELS; ch++) {
 			const struct servo_channel_params *c = &servo->ch[ch];
-			if (!isfinite(c->servo_function) ||
-			    (int)c->servo_function != (int)hil_control_function[k] || !pulse_us[ch])
+			if (!isfinite(c->servo_function) || (int)c->servo_function != func || !pulse_us[ch])
 				continue;
 			float v;
-			int rc = k == HIL_CTL_THROTTLE ? servo_throttle_of_pwm(c, pulse_us[ch], &v)
-						       : servo_surface_of_pwm(c, pulse_us[ch], &v);
+			int rc = thrust ? servo_throttle_of_pwm(c, pulse_us[ch], &v)
+					: servo_surface_of_pwm(c, pulse_us[ch], &v);
 			if (rc) {
 				if (out->refused++ == 0) {
 					out->refused_ch = ch + 1;
@@ -531,10 +553,10 @@ void hil_controls_from_outputs(const struct servo_params *servo,
 		}
 		if (!driven)
 			out->flags |= HIL_FLAG_NO_PULSES(k);
+		/* A disarmed autopilot commands every motor off, whatever the pulse. */
+		if (thrust && !armed)
+			out->controls[k] = 0.0f;
 	}
-	/* A disarmed autopilot commands the motor off, whatever the pulse. */
-	if (!armed)
-		out->controls[HIL_CTL_THROTTLE] = 0.0f;
 }
 
 int hil_send_outputs(struct hil *h, bool armed, const struct servo_params *servo)

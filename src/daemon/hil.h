@@ -161,7 +161,9 @@ int hil_receive(struct hil *h, int timeout_ms, int (*on_time)(void *ctx, uint64_
  * is its function and which sends a pulse that its SERVOn_MIN/TRIM/MAX/
  * REVERSED can normalise (servo_surface_of_pwm, servo_throttle_of_pwm); the
  * throttle 0 whenever !armed; HIL_FLAG_NO_PULSES for a control no channel
- * drives. A pulse that cannot be normalised (outside MIN..MAX, or MIN, TRIM,
+ * drives. When any channel is a motor (SERVOn_FUNCTION 33..40) the layout is
+ * a multirotor's: control i is motor i + 1, 0..1 of its channel's MIN..MAX
+ * (a copter's outputs carry MOT_PWM_MIN..MAX there), 0 whenever !armed. A pulse that cannot be normalised (outside MIN..MAX, or MIN, TRIM,
  * MAX that cannot describe the channel) is refused: counted in out->refused,
  * never passed on. Pure.
  */

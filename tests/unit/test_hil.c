@@ -271,6 +271,44 @@ static void default_pulses(uint16_t us[HIL_CHANNELS], uint16_t ail, uint16_t ele
 	us[3] = rud;
 }
 
+/* A quad X on channels 1-4 (SERVO1..4_FUNCTION 33..36, ArduCopter's), ESC
+ * range 1000..2000: control i is motor i + 1, 0..1, 0 disarmed; the rest
+ * drive nothing. Motors 3 and 4 swapped onto channels 4 and 3 still go to
+ * indices 2 and 3. */
+static void test_hil_a_multirotor_sends_each_motor_at_its_index(void **state)
+{
+	struct servo_params p = servo;
+	static const int func[4] = { 33, 34, 36, 35 };
+	for (int ch = 0; ch < 4; ch++) {
+		p.ch[ch].servo_function = (float)func[ch];
+		p.ch[ch].servo_min = p.ch[ch].servo_trim = 1000;
+		p.ch[ch].servo_max = 2000;
+	}
+	uint16_t us[HIL_CHANNELS] = { 1250, 1500, 2000, 1000 };
+	struct hil_controls c;
+	hil_controls_from_outputs(&p, us, true, &c);
+	assert_true(c.controls[0] == 0.25f);
+	assert_true(c.controls[1] == 0.5f);
+	assert_true(c.controls[2] == 0.0f);   /* motor 3, on channel 4 */
+	assert_true(c.controls[3] == 1.0f);   /* motor 4, on channel 3 */
+	for (int k = 0; k < 4; k++)
+		assert_false(c.flags & HIL_FLAG_NO_PULSES(k));
+	for (int k = 4; k < HIL_CONTROLS; k++) {
+		assert_true(c.flags & HIL_FLAG_NO_PULSES(k));
+		assert_true(c.controls[k] == 0.0f);
+	}
+	assert_int_equal(c.refused, 0);
+	hil_controls_from_outputs(&p, us, false, &c);
+	for (int k = 0; k < HIL_CONTROLS; k++)
+		assert_true(c.controls[k] == 0.0f);
+	/* a motor's pulse outside its range is refused, never passed on */
+	us[1] = 2100;
+	hil_controls_from_outputs(&p, us, true, &c);
+	assert_int_equal(c.refused, 1);
+	assert_true(c.flags & HIL_FLAG_NO_PULSES(1));
+	assert_true(c.controls[1] == 0.0f);
+}
+
 static void test_hil_throttle_is_0_at_min_1_at_max_and_0_disarmed(void **state)
 {
 	uint16_t us[HIL_CHANNELS];
@@ -825,6 +863,7 @@ int main(void)
 		cmocka_unit_test(test_hil_sensor_steps_reach_the_hub_in_si_units),
 		cmocka_unit_test(test_hil_outputs_reach_the_simulator_by_function),
 		cmocka_unit_test(test_hil_throttle_is_0_at_min_1_at_max_and_0_disarmed),
+		cmocka_unit_test(test_hil_a_multirotor_sends_each_motor_at_its_index),
 		cmocka_unit_test(test_hil_surfaces_follow_min_trim_max_and_reversal),
 		cmocka_unit_test(test_hil_elevons_and_vtails_reach_the_simulator_as_surfaces),
 		cmocka_unit_test(test_hil_refuses_outputs_it_cannot_normalise),
