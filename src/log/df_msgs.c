@@ -71,6 +71,37 @@ static const struct df_field ctun_fields[] = {
 	F(struct df_ctun, throttle_dem_pct), F(struct df_ctun, airspeed_m_s),
 	F(struct df_ctun, sensor_airspeed_m_s), F(struct df_ctun, eas2tas),
 };
+static const struct df_field rate_fields[] = {
+	F(struct df_rate, t_us), F(struct df_rate, roll_des), F(struct df_rate, roll),
+	F(struct df_rate, roll_out), F(struct df_rate, pitch_des), F(struct df_rate, pitch),
+	F(struct df_rate, pitch_out), F(struct df_rate, yaw_des), F(struct df_rate, yaw),
+	F(struct df_rate, yaw_out), F(struct df_rate, accel_des), F(struct df_rate, accel),
+	F(struct df_rate, accel_out), F(struct df_rate, accel_out_slew),
+};
+static const struct df_field psc_fields[] = {
+	F(struct df_psc, t_us), F(struct df_psc, pos_des), F(struct df_psc, pos_tgt),
+	F(struct df_psc, pos), F(struct df_psc, vel_des), F(struct df_psc, vel_tgt),
+	F(struct df_psc, vel), F(struct df_psc, acc_des), F(struct df_psc, acc_tgt),
+	F(struct df_psc, acc),
+};
+static const struct df_field catt_fields[] = {
+	F(struct df_catt, t_us), F(struct df_catt, des_roll), F(struct df_catt, roll),
+	F(struct df_catt, des_pitch), F(struct df_catt, pitch), F(struct df_catt, des_yaw),
+	F(struct df_catt, yaw), F(struct df_catt, aekf),
+};
+static const struct df_field cctun_fields[] = {
+	F(struct df_cctun, t_us), F(struct df_cctun, thr_in), F(struct df_cctun, angle_boost),
+	F(struct df_cctun, thr_out), F(struct df_cctun, thr_hover), F(struct df_cctun, des_alt_m),
+	F(struct df_cctun, alt_m), F(struct df_cctun, baro_alt_cm),
+	F(struct df_cctun, des_sonar_alt_m), F(struct df_cctun, sonar_alt_m),
+	F(struct df_cctun, terrain_alt_m), F(struct df_cctun, des_climb_cm_s),
+	F(struct df_cctun, climb_cm_s),
+};
+static const struct df_field motb_fields[] = {
+	F(struct df_motb, t_us), F(struct df_motb, lift_max), F(struct df_motb, bat_volt),
+	F(struct df_motb, th_limit), F(struct df_motb, thr_av_max), F(struct df_motb, thr_out),
+	F(struct df_motb, fail_flags),
+};
 static const struct df_field ntun_fields[] = {
 	F(struct df_ntun, t_us), F(struct df_ntun, wp_dist_m),
 	F(struct df_ntun, target_bearing_cdeg), F(struct df_ntun, nav_bearing_cdeg),
@@ -198,6 +229,23 @@ const struct df_msg_def df_msg_defs[] = {
 	{ DF_ID_CTUN, DF_CTUN_LEN, "CTUN", "Qcccchhhfff",
 	  "TimeUS,NavRoll,Roll,NavPitch,Pitch,ThO,RdrOut,ThD,As,SAs,E2T",
 	  "sdddd%-%nn-", "FBBBB0-000-", ctun_fields },
+	/* The copter's: ArduCopter 4.6's formats, columns, units and multipliers. */
+	{ DF_ID_RATE, DF_RATE_LEN, "RATE", "Qfffffffffffff",
+	  "TimeUS,RDes,R,ROut,PDes,P,POut,YDes,Y,YOut,ADes,A,AOut,AOutSlew",
+	  "skk-kk-kk-oo--", "F?????????BB--", rate_fields },
+	{ DF_ID_PSCN, DF_PSC_LEN, "PSCN", "Qfffffffff", "TimeUS,DPN,TPN,PN,DVN,TVN,VN,DAN,TAN,AN",
+	  "smmmnnnooo", "F000000000", psc_fields },
+	{ DF_ID_PSCE, DF_PSC_LEN, "PSCE", "Qfffffffff", "TimeUS,DPE,TPE,PE,DVE,TVE,VE,DAE,TAE,AE",
+	  "smmmnnnooo", "F000000000", psc_fields },
+	{ DF_ID_PSCD, DF_PSC_LEN, "PSCD", "Qfffffffff", "TimeUS,DPD,TPD,PD,DVD,TVD,VD,DAD,TAD,AD",
+	  "smmmnnnooo", "F000000000", psc_fields },
+	{ DF_ID_CATT, DF_CATT_LEN, "ATT", "QffffffB", "TimeUS,DesRoll,Roll,DesPitch,Pitch,DesYaw,Yaw,AEKF",
+	  "sddddhh-", "F000000-", catt_fields },
+	{ DF_ID_CCTUN, DF_CCTUN_LEN, "CTUN", "Qffffffefffhh",
+	  "TimeUS,ThI,ABst,ThO,ThH,DAlt,Alt,BAlt,DSAlt,SAlt,TAlt,DCRt,CRt",
+	  "s----mmmmmmnn", "F----00B000BB", cctun_fields },
+	{ DF_ID_MOTB, DF_MOTB_LEN, "MOTB", "QfffffB", "TimeUS,LiftMax,BatVolt,ThLimit,ThrAvMx,ThrOut,FailFlags",
+	  "s------", "F------", motb_fields },
 	{ DF_ID_NTUN, DF_NTUN_LEN, "NTUN", "QfcccfffLLe",
 	  "TimeUS,Dist,TBrg,NavBrg,AltE,XT,XTi,AsE,TLat,TLng,TAlt",
 	  "smhhmm-nDUm", "F0BBB0-0GGB", ntun_fields },

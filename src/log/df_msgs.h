@@ -47,6 +47,15 @@ enum df_msg_id {
 	DF_ID_VIBE = 19,
 	DF_ID_POWR = 20,
 	DF_ID_ORGN = 21,
+	/* the copter's (ArduCopter 4.6's layouts; ATT and CTUN under their names,
+	 * another layout than the plane's: one kind flies, so a file has one) */
+	DF_ID_RATE = 22,
+	DF_ID_PSCN = 23,
+	DF_ID_PSCE = 24,
+	DF_ID_PSCD = 25,
+	DF_ID_CATT = 26,
+	DF_ID_CCTUN = 27,
+	DF_ID_MOTB = 28,
 	DF_ID_FMT = 128,
 	DF_ID_PARM = 129,
 	DF_ID_MSG = 130,
@@ -92,6 +101,11 @@ enum df_msg_id {
 #define DF_POWR_LEN 24u
 #define DF_ORGN_LEN 24u
 #define DF_DSF_LEN 33u
+#define DF_RATE_LEN 63u
+#define DF_PSC_LEN 47u
+#define DF_CATT_LEN 36u
+#define DF_CCTUN_LEN 55u
+#define DF_MOTB_LEN 32u
 
 /* Where a column's value lives in the message's C struct, for the generic packer.
  * size is the member's size: the letter's for numbers, at least the letter's for
@@ -310,6 +324,57 @@ struct df_ctun {
 	float eas2tas;              /* E2T */
 };
 int df_pack_ctun(uint8_t *buf, size_t cap, const struct df_ctun *m);
+
+/* RATE "Qfffffffffffff": the copter's rate loops, roll, pitch and yaw (deg/s)
+ * and the vertical acceleration (m/s/s): desired, actual, output. */
+struct df_rate {
+	uint64_t t_us;
+	float roll_des, roll, roll_out;
+	float pitch_des, pitch, pitch_out;
+	float yaw_des, yaw, yaw_out;
+	float accel_des, accel, accel_out;
+	float accel_out_slew;       /* AOutSlew */
+};
+
+/* PSCN, PSCE, PSCD "Qfffffffff": the copter's position controller on one axis
+ * (north, east, down): desired, target and actual position (m), velocity
+ * (m/s) and acceleration (m/s/s). */
+struct df_psc {
+	uint64_t t_us;
+	float pos_des, pos_tgt, pos;
+	float vel_des, vel_tgt, vel;
+	float acc_des, acc_tgt, acc;
+};
+
+/* ATT "QffffffB": the copter's attitude, desired and actual (deg), and the
+ * AHRS in use (AEKF: 3, the EKF3 slot ArduCopter gives its EKF). */
+struct df_catt {
+	uint64_t t_us;
+	float des_roll, roll, des_pitch, pitch, des_yaw, yaw;
+	uint8_t aekf;
+};
+
+/* CTUN "Qffffffefffhh": the copter's throttle and height: throttle in, the
+ * angle boost, throttle out and hover (0..1); desired, actual, barometer,
+ * desired-rangefinder, rangefinder and terrain heights (m; BAlt in cm);
+ * desired and actual climb (cm/s). */
+struct df_cctun {
+	uint64_t t_us;
+	float thr_in, angle_boost, thr_out, thr_hover;
+	float des_alt_m, alt_m;
+	int32_t baro_alt_cm;
+	float des_sonar_alt_m, sonar_alt_m, terrain_alt_m;
+	int16_t des_climb_cm_s, climb_cm_s;
+};
+
+/* MOTB "QfffffB": the motors' battery compensation and limits: lift max,
+ * battery voltage (filtered), throttle limit, average max throttle, throttle
+ * out, failed-motor flags. */
+struct df_motb {
+	uint64_t t_us;
+	float lift_max, bat_volt, th_limit, thr_av_max, thr_out;
+	uint8_t fail_flags;
+};
 
 /* NTUN "QfcccfffLLe": navigation tuning towards the current waypoint. */
 struct df_ntun {

@@ -947,6 +947,21 @@ static void test_log_uses_only_what_ardupilot_logs_use(void **state)
 		assert_non_null(ours);
 		assert_units_as_ref(&modern, ref, ours);
 	}
+	/* The copter's records are ArduCopter 4.6's, units and multipliers too (ATT
+	 * and CTUN under their names, in the copter's layouts). */
+	static const uint8_t copter_ids[] = {
+		DF_ID_RATE, DF_ID_PSCN, DF_ID_PSCE, DF_ID_PSCD, DF_ID_CATT, DF_ID_CCTUN, DF_ID_MOTB,
+	};
+	for (size_t k = 0; k < sizeof copter_ids; k++) {
+		const struct df_msg_def *ours = df_msg_def_find(copter_ids[k]);
+		assert_non_null(ours);
+		const struct df_fmt *ref = ref_find(&modern, ours->name);
+		assert_non_null(ref);
+		assert_string_equal(ours->format, ref->format);
+		assert_string_equal(ours->labels, ref->labels);
+		assert_int_equal(ours->length, ref->length);
+		assert_units_as_ref(&modern, ref, ours);
+	}
 	/* Plane's attitude record: the centidegree layout. */
 	const struct df_fmt *att = ref_find(&plane, "ATT");
 	assert_non_null(att);
