@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* The copter's step (src/copter/copter.c) flying fulmar-sim's 1.5 kg quad X
+ * (tools/sim/model.c, the 6-DOF model fulmar-sim flies) in closed loop at
+ * 400 Hz, the estimate taken from the model's truth: arming from the sticks,
+ * STABILIZE and ALT_HOLD, an AUTO mission with RTL, LOITER in wind, the RC
+ * and battery failsafes, and the modes refusing what they need. The model
+ * steps at 1.25 ms, deterministic: no clock, no randomness. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "atmos.h"
+#include "copter/copter.h"
+#include "geo.h"
+#include "model.h"
+#include "perf.h"
+
+#define DT_S 0.0025f
+#define SUBSTEPS 2
+#define HOME_ALT_M 584.0
+#define CH_ROLL 0
+#define CH_PITCH 1
+#define CH_THR 2
+#define CH_YAW 3
+#define CH_MODE 4
+/* a pulse in each of ArduCopter's six mode-switch bands */
+static const uint16_t switch_pwm[6] = { 1165, 1295, 1425, 1555, 1685, 1815 };
+
+struct rig {
+	struct sim_airframe af;
+	struct sim_state st;
+	struct sim_env env;
+	struct sim_lla home;
+	struct vehicle v;
+	struct copter c;
+	struct copter_params p;
+	struct vehicle_input in;
+	struct copter_output out;
+	struct mission mission;
+	uint64_t now_us;
+	uint16_t rc_us[8];
+	bool rc_on;
+	bool pos_valid;
+	/* what the run saw */
+	char texts[16][96];
+	int n_texts;
+	int reached[32];
+	int n_reached;
+	bool disarmed_after_landing;
+	float max_alt_m;
+	double rest_z_m;          /* the model's height at rest: home's (where it arms) */
+};
+
+static double density(void)
+{
+	struct sim_atmos a;
+	sim_atmos_isa(HOME_ALT_M, 0.0, &a);
+	return a.density_kg_m3;
+}
+
+static void rig_init(struct rig *r)
+{
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(sim_airframe_by_name("quad", &r->af), 0);
+	sim_perf_at_rest(&r->af, density(), &r->st);
+	r->rest_z_m = r->st.pos_ned_m.z;
+	r->env.density_kg_m3 = density();
+	r->home = sim_home_default();
+	r->home.alt_m = HOME_ALT_M;
+	vehicle_init(&r->v, VEHICLE_COPTER);
+	r->v.home_set = true;
+	copter_params_default(&r->p);
+	/* MOT_THST_HOVER as ArduCopter would learn it: the model's hover output as thrust */
+	struct sim_perf_hover h;
+	assert_int_equal(sim_perf_hover(&r->af, density(), &h), 0);
+	struct copter_motors mo;
+	assert_int_equal(copter_motors_init(&mo, &r->p.mot), 0);
+	r->p.mot.mot_thst_hover = copter_motors_actuator_to_thrust(&mo, &r->p.mot, (float)h.throttle);
+	/* the modes on the switch: STABILIZE ALT_HOLD LOITER AUTO RTL LAND */
+	static const float modes[6] = { COPTER_STABILIZE, COPTER_ALT_HOLD, COPTER_LOITER,
+					COPTER_AUTO, COPTER_RTL, COPTER_LAND };
+	memcpy(r->p.fltmode, modes, sizeof(modes));
+	copter_init(&r->c, &r->v);
+	for (int i = 0; i < 8; i++)
+		r->rc_us[i] = 1500;
+	r->rc_us[CH_THR] = 1100;
+	r->rc_us[CH_MODE] = switch_pwm[0];
+	r->rc_on = true;
+	r->pos_valid = true;
+	r->now_us = 1000000;
+	mission_clear(&r->mission);
+}
+
+static void truth(struct rig *r)
+{
+	struct vehicle_state *vs = &r->in.vs;
+	const struct sim_state *s = &r->st;
+	memset(vs, 0, sizeof(*vs));
+	vs->t_us = r->now_us;
+	vs->valid = VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID |
+		    (r->pos_valid ? VEHICLE_POSITION_VALID : 0);
+	vs->q[0] = (float)s->att.w;
+	vs->q[1] = (float)s->att.x;
+	vs->q[2] = (float)s->att.y;
+	vs->q[3] = (float)s->att.z;
+	double roll, pitch, yaw;
+	quat_to_euler(s->att, &roll, &pitch, &yaw);
+	vs->roll_rad = (float)roll;
+	vs->pitch_rad = (float)pitch;
+	vs->yaw_rad = (float)yaw;
+	vs->rate_rad_s[0] = (float)s->rate_body_rad_s.x;
+	vs->rate_rad_s[1] = (float)s->rate_body_rad_s.y;
+	vs->rate_rad_s[2] = (float)s->rate_body_rad_s.z;
+	struct sim_lla lla = sim_ned_to_lla(&r->home, s->pos_ned_m);
+	vs->lat_deg = lla.lat_deg;
+	vs->lon_deg = lla.lon_deg;
+	vs->alt_rel_m = (float)(r->rest_z_m - s->pos_ned_m.z);
+	vs->alt_msl_m = (float)(HOME_ALT_M + (double)vs->alt_rel_m);
+	vs->vel_ned_m_s[0] = (float)s->vel_ned_m_s.x;
+	vs->vel_ned_m_s[1] = (float)s->vel_ned_m_s.y;
+	vs->vel_ned_m_s[2] = (float)s->vel_ned_m_s.z;
+	vs->pos_sigma_m = 0.5f;
+	r->in.accel_body_m_s2[0] = (float)s->accel_body_m_s2.x;
+	r->in.accel_body_m_s2[1] = (float)s->accel_body_m_s2.y;
+	r->in.accel_body_m_s2[2] = (float)s->accel_body_m_s2.z;
+}
+
+/* One 400 Hz step: the input from the truth, the copter's step, the model
+ * driven by its actuators. */
+static void step(struct rig *r)
+{
+	r->now_us += (uint64_t)(DT_S * 1e6f + 0.5f);
+	truth(r);
+	struct vehicle_input *in = &r->in;
+	in->now_us = r->now_us;
+	in->dt_s = DT_S;
+	in->estimator_converged = true;
+	in->gps_fix = r->pos_valid;
+	if (r->rc_on) {
+		in->rc.timestamp_us = r->now_us;
+		in->rc.channel_count = 8;
+		memcpy(in->rc.channels_us, r->rc_us, sizeof(r->rc_us));
+		in->rc_seen = true;
+	}
+	in->batt_voltage_v = (float)r->st.batt_voltage_v;
+	in->batt_used_mah = (float)(r->st.batt_used_ah * 1000.0);
+	in->mission = &r->mission;
+	in->home_set = true;
+	in->home = (struct nav_wp){ r->home.lat_deg, r->home.lon_deg, 0.0f };
+	in->home_alt_msl_m = (float)HOME_ALT_M;
+	vehicle_update(&r->v, in->vs.valid, r->mission.count);
+	copter_step(&r->c, &r->p, in, &r->out);
+	if (r->out.text && r->n_texts < 16) {
+		snprintf(r->texts[r->n_texts++], sizeof(r->texts[0]), "%s", r->out.text);
+		print_message("%7.2f s: %s\n", (double)r->now_us * 1e-6, r->out.text);
+	}
+	if (r->out.reached && r->n_reached < 32)
+		r->reached[r->n_reached++] = r->out.reached_seq;
+	r->disarmed_after_landing |= r->out.disarmed_after_landing;
+	double act[SIM_ROTORS_MAX] = { 0 };
+	for (int i = 0; i < r->out.motor_count; i++)
+		act[i] = r->out.actuator[i];
+	sim_rotors_set(&r->af, &r->st, act);
+	struct sim_controls none = { 0, 0, 0, 0 };
+	for (int k = 0; k < SUBSTEPS; k++)
+		sim_model_step(&r->af, &r->st, &none, &r->env, DT_S / SUBSTEPS);
+	r->max_alt_m = fmaxf(r->max_alt_m, (float)(r->rest_z_m - r->st.pos_ned_m.z));
+}
+
+static void fly(struct rig *r, double secs)
+{
+	for (long i = 0; i < lround(secs / (double)DT_S); i++)
+		step(r);
+}
+
+static bool said(const struct rig *r, const char *text)
+{
+	for (int i = 0; i < r->n_texts; i++)
+		if (strstr(r->texts[i], text))
+			return true;
+	return false;
+}
+
+static double alt(const struct rig *r)
+{
+	return r->rest_z_m - r->st.pos_ned_m.z;
+}
+
+static double dist_home(const struct rig *r)
+{
+	return hypot(r->st.pos_ned_m.x, r->st.pos_ned_m.y);
+}
+
+static void arm_by_sticks(struct rig *r)
+{
+	r->rc_us[CH_THR] = 1100;
+	r->rc_us[CH_YAW] = 1900;
+	fly(r, 2.2);
+	r->rc_us[CH_YAW] = 1500;
+	fly(r, 0.1);
+	assert_true(r->v.armed);
+	assert_true(said(r, "Arming motors"));
+}
+
+static void test_copter_arms_from_the_sticks_and_flies_stabilize_and_alt_hold(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	fly(&r, 1.0);
+	assert_int_equal(r.v.mode, COPTER_STABILIZE);
+	assert_false(r.v.armed);
+	/* yaw right held under 2 s does not arm */
+	r.rc_us[CH_YAW] = 1900;
+	fly(&r, 1.5);
+	r.rc_us[CH_YAW] = 1500;
+	fly(&r, 0.5);
+	assert_false(r.v.armed);
+	arm_by_sticks(&r);
+	/* armed, throttle down: ground idle, still on the ground */
+	fly(&r, 1.0);
+	assert_int_equal(r.out.motors.spool, COPTER_SPOOL_GROUND_IDLE);
+	for (int i = 0; i < 4; i++)
+		assert_true(r.out.actuator[i] > 0.05f && r.out.actuator[i] < 0.15f);
+	assert_true(alt(&r) < 0.05);
+	/* STABILIZE: a little over mid-stick (the hover) climbs */
+	r.rc_us[CH_THR] = 1560;
+	fly(&r, 3.0);
+	print_message("STABILIZE at 1560 us for 3 s: %.2f m\n", alt(&r));
+	assert_true(alt(&r) > 1.0);
+	/* ALT_HOLD: mid-stick holds the height within half a metre */
+	r.rc_us[CH_MODE] = switch_pwm[1];
+	r.rc_us[CH_THR] = 1500;
+	fly(&r, 2.0);
+	assert_int_equal(r.v.mode, COPTER_ALT_HOLD);
+	double h0 = alt(&r);
+	double lo = h0, hi = h0;
+	for (int i = 0; i < 2000; i++) {
+		step(&r);
+		lo = fmin(lo, alt(&r));
+		hi = fmax(hi, alt(&r));
+	}
+	print_message("ALT_HOLD at mid-stick for 5 s from %.2f m: %.2f..%.2f m\n", h0, lo, hi);
+	assert_true(hi - lo < 0.5);
+	/* full throttle climbs at PILOT_SPEED_UP (2.5 m/s) */
+	r.rc_us[CH_THR] = 1900;
+	fly(&r, 3.0);
+	float climb = -r.in.vs.vel_ned_m_s[2];
+	print_message("ALT_HOLD full throttle: climbing %.2f m/s at %.1f m\n", (double)climb, alt(&r));
+	assert_true(fabsf(climb - 2.5f) < 0.3f);
+	/* throttle down: descends at PILOT_SPEED_DN (0: as up), lands, and DISARM_DELAY disarms */
+	r.rc_us[CH_THR] = 1100;
+	fly(&r, 3.0);
+	float sink = r.in.vs.vel_ned_m_s[2];
+	assert_true(fabsf(sink - 2.5f) < 0.3f);
+	fly(&r, 15.0);
+	assert_true(alt(&r) < 0.1);
+	assert_true(r.out.landed);
+	assert_true(r.v.armed);
+	fly(&r, 10.0);
+	assert_false(r.v.armed);
+	assert_int_equal(r.out.motors.spool, COPTER_SPOOL_SHUT_DOWN);
+	for (int i = 0; i < 4; i++)
+		assert_true(r.out.actuator[i] == 0.0f);
+	/* yaw left disarms on the ground */
+	arm_by_sticks(&r);
+	r.rc_us[CH_YAW] = 1100;
+	fly(&r, 2.2);
+	assert_false(r.v.armed);
+	assert_true(said(&r, "Disarming motors"));
+}
+
+static void add_item(struct rig *r, uint16_t cmd, float p1, float p2, float p3, double n_m,
+		     double e_m, float alt_m)
+{
+	struct mission_item *it = &r->mission.items[r->mission.count++];
+	memset(it, 0, sizeof(*it));
+	it->command = cmd;
+	it->frame = 3;   /* MAV_FRAME_GLOBAL_RELATIVE_ALT */
+	it->autocontinue = 1;
+	it->param1 = p1;
+	it->param2 = p2;
+	it->param3 = p3;
+	if (n_m != 0.0 || e_m != 0.0) {
+		struct sim_lla l = sim_ned_to_lla(&r->home, v3_make(n_m, e_m, 0));
+		it->x = (int32_t)lround(l.lat_deg * 1e7);
+		it->y = (int32_t)lround(l.lon_deg * 1e7);
+	}
+	it->z = alt_m;
+}
+
+/* Off the line from a to b (NE), metres. */
+static double xtrack(double an, double ae, double bn, double be, double pn, double pe)
+{
+	double dn = bn - an, de = be - ae, l = hypot(dn, de);
+	return fabs(((pn - an) * de - (pe - ae) * dn) / l);
+}
+
+static void test_copter_flies_the_auto_square_then_rtl_and_lands_at_home(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	add_item(&r, 16, 0, 0, 0, 0, 0, 0);                  /* home */
+	add_item(&r, 22, 0, 0, 0, 0, 0, 20);                 /* 1 takeoff to 20 m */
+	add_item(&r, 178, 0, 5, 0, 0, 0, 0);                 /* 2 5 m/s */
+	static const double sq[4][2] = { { 60, 0 }, { 60, 60 }, { 0, 60 }, { 0, 0 } };
+	for (int i = 0; i < 4; i++)                          /* 3..6 the square */
+		add_item(&r, 16, 0, 0, 0, sq[i][0], sq[i][1] == 0 && sq[i][0] == 0 ? 1e-3 : sq[i][1], 20);
+	add_item(&r, 20, 0, 0, 0, 0, 0, 0);                  /* 7 RTL */
+	fly(&r, 0.5);
+	/* AUTO does not arm: arm in LOITER, then AUTO, then the throttle up */
+	r.rc_us[CH_MODE] = switch_pwm[3];
+	fly(&r, 0.2);
+	assert_int_equal(r.v.mode, COPTER_AUTO);
+	r.rc_us[CH_YAW] = 1900;
+	fly(&r, 2.2);
+	r.rc_us[CH_YAW] = 1500;
+	assert_false(r.v.armed);
+	assert_true(said(&r, "Arm: mode not armable"));
+	r.rc_us[CH_MODE] = switch_pwm[2];
+	fly(&r, 0.2);
+	assert_int_equal(r.v.mode, COPTER_LOITER);
+	arm_by_sticks(&r);
+	r.rc_us[CH_MODE] = switch_pwm[3];
+	fly(&r, 0.5);
+	assert_int_equal(r.v.mode, COPTER_AUTO);
+	assert_true(alt(&r) < 0.1);   /* waits for the throttle */
+	r.rc_us[CH_THR] = 1500;
+	/* the flight, with the square's tracking error */
+	double sum2 = 0;
+	long n = 0;
+	double xt_max = 0;
+	double t0 = (double)r.now_us * 1e-6;
+	double t_takeoff = -1;
+	while (r.v.armed && (double)r.now_us * 1e-6 - t0 < 300.0) {
+		step(&r);
+		if (t_takeoff < 0 && alt(&r) > 19.0)
+			t_takeoff = (double)r.now_us * 1e-6 - t0;
+		uint16_t it = r.c.item;
+		if (r.c.phase == COPTER_PHASE_LEG && it >= 4 && it <= 6) {
+			const double *a = sq[it - 4], *b = sq[it - 3];
+			double along = ((r.st.pos_ned_m.x - a[0]) * (b[0] - a[0]) +
+					(r.st.pos_ned_m.y - a[1]) * (b[1] - a[1])) / 3600.0;
+			if (along > 0.1 && along < 0.9) {
+				double e = xtrack(a[0], a[1], b[0], b[1], r.st.pos_ned_m.x, r.st.pos_ned_m.y);
+				sum2 += e * e;
+				n++;
+				xt_max = fmax(xt_max, e);
+			}
+		}
+	}
+	double t = (double)r.now_us * 1e-6 - t0;
+	double rms = sqrt(sum2 / (double)(n ? n : 1));
+	print_message("AUTO: 20 m at %.1f s, square tracking RMS %.3f m (max %.3f, %ld samples), "
+		      "max height %.1f m, landed %.2f m from home at %.1f s\n",
+		      t_takeoff, rms, xt_max, n, (double)r.max_alt_m, dist_home(&r), t);
+	assert_false(r.v.armed);
+	assert_true(r.disarmed_after_landing);
+	assert_int_equal(r.v.mode, COPTER_AUTO);
+	assert_true(dist_home(&r) < 1.0);
+	assert_true(alt(&r) < 0.2);
+	assert_true(r.max_alt_m > 19.5f && r.max_alt_m < 21.0f);
+	assert_true(n > 1000 && rms < 1.0);
+	/* reached: takeoff, the four corners */
+	assert_true(r.n_reached >= 5);
+	static const int want[5] = { 1, 3, 4, 5, 6 };
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(r.reached[i], want[i]);
+	/* the legs at 5 m/s: 240 m of square take about 50-70 s */
+	assert_true(t > 80.0 && t < 200.0);
+}
+
+/* Up in LOITER from the ground to about 10 m. */
+static void loiter_takeoff(struct rig *r)
+{
+	r->rc_us[CH_MODE] = switch_pwm[2];
+	fly(r, 0.2);
+	assert_int_equal(r->v.mode, COPTER_LOITER);
+	arm_by_sticks(r);
+	r->rc_us[CH_THR] = 1800;
+	for (int i = 0; i < 4000 && alt(r) < 10.0; i++)
+		step(r);
+	r->rc_us[CH_THR] = 1500;
+	fly(r, 3.0);
+	assert_true(alt(r) > 9.0);
+}
+
+static void test_copter_loiter_holds_its_position_in_wind(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	fly(&r, 0.5);
+	loiter_takeoff(&r);
+	/* a 5 m/s wind from the west, and a slow gust of 2 m/s on it */
+	r.env.wind_ned_m_s = v3_make(0, 5, 0);
+	fly(&r, 10.0);
+	double n0 = r.st.pos_ned_m.x, e0 = r.st.pos_ned_m.y;
+	struct copter_psc_xy_target held = r.c.psc.xy;
+	double sum2 = 0, worst = 0;
+	long n = 0;
+	for (int i = 0; i < 12000; i++) {
+		double t = i * (double)DT_S;
+		r.env.wind_ned_m_s = v3_make(1.0 * sin(0.7 * t), 5 + 2.0 * sin(0.31 * t), 0);
+		step(&r);
+		double e = hypot(r.st.pos_ned_m.x - (double)held.pos_ne_m[0], r.st.pos_ned_m.y - (double)held.pos_ne_m[1]);
+		sum2 += e * e;
+		n++;
+		worst = fmax(worst, e);
+	}
+	double rms = sqrt(sum2 / (double)n);
+	double drift = hypot(r.c.psc.xy.pos_ne_m[0] - held.pos_ne_m[0],
+			     r.c.psc.xy.pos_ne_m[1] - held.pos_ne_m[1]);
+	print_message("LOITER in 5 m/s wind with 2 m/s gusts for 30 s: RMS %.3f m, max %.3f m, "
+		      "target moved %.3f m (from %.1f, %.1f)\n", rms, worst, drift, n0, e0);
+	assert_true(rms < 1.0);
+	assert_true(worst < 2.0);
+	assert_true(drift < 0.01);
+	assert_int_equal(r.v.mode, COPTER_LOITER);
+	assert_true(fabs(alt(&r) - 10.0) < 1.5);
+}
+
+static void test_copter_rc_loss_returns_home_and_lands(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	fly(&r, 0.5);
+	loiter_takeoff(&r);
+	/* forward for a while: LOITER's stick moves the point */
+	r.rc_us[CH_PITCH] = 1100;
+	fly(&r, 6.0);
+	r.rc_us[CH_PITCH] = 1500;
+	fly(&r, 5.0);
+	double away = dist_home(&r);
+	print_message("LOITER: %.1f m from home, heading %.1f deg\n", away,
+		      sim_perf_heading_deg(&r.st));
+	assert_true(away > 20.0);
+	/* the transmitter goes quiet */
+	r.rc_on = false;
+	fly(&r, 0.9);
+	assert_int_equal(r.v.mode, COPTER_LOITER);
+	fly(&r, 0.2);
+	assert_int_equal(r.v.mode, COPTER_RTL);
+	assert_true(said(&r, "Radio Failsafe: RTL"));
+	double top = 0;
+	for (int i = 0; i < 400 * 120 && r.v.armed; i++) {
+		step(&r);
+		top = fmax(top, alt(&r));
+	}
+	print_message("RTL: up to %.2f m (RTL_ALT 15 m), landed %.2f m from home\n", top, dist_home(&r));
+	assert_false(r.v.armed);
+	assert_true(r.disarmed_after_landing);
+	assert_true(top > 14.5 && top < 16.0);
+	assert_true(dist_home(&r) < 1.0);
+}
+
+static void test_copter_low_battery_lands_where_it_is(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	r.p.batt_fs_low_act = 1;
+	fly(&r, 0.5);
+	loiter_takeoff(&r);
+	r.rc_us[CH_ROLL] = 1900;
+	fly(&r, 4.0);
+	r.rc_us[CH_ROLL] = 1500;
+	fly(&r, 5.0);
+	/* the pack under load is read as low from now: BATT_LOW_TIMER (10 s) later, LAND */
+	float v = (float)r.st.batt_voltage_v;
+	r.p.batt_low_volt = v + 0.5f;
+	fly(&r, 9.5);
+	assert_int_equal(r.v.mode, COPTER_LOITER);
+	fly(&r, 1.0);
+	assert_int_equal(r.v.mode, COPTER_LAND);
+	assert_true(said(&r, "Battery 1 is low"));
+	assert_true(said(&r, ": LAND"));
+	double n0 = r.st.pos_ned_m.x, e0 = r.st.pos_ned_m.y;
+	print_message("battery failsafe at %.2f V, %.1f m east of home\n", (double)v, e0);
+	assert_true(e0 > 10.0);
+	for (int i = 0; i < 400 * 60 && r.v.armed; i++)
+		step(&r);
+	double off = hypot(r.st.pos_ned_m.x - n0, r.st.pos_ned_m.y - e0);
+	print_message("LAND: down %.2f m from where it began, disarmed %d\n", off, !r.v.armed);
+	assert_false(r.v.armed);
+	assert_true(r.disarmed_after_landing);
+	assert_true(off < 1.5);
+	assert_true(alt(&r) < 0.2);
+}
+
+static void test_copter_modes_refuse_what_they_need(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	r.pos_valid = false;
+	fly(&r, 0.5);
+	/* LOITER without a position */
+	r.rc_us[CH_MODE] = switch_pwm[2];
+	fly(&r, 0.1);
+	assert_int_equal(r.v.mode, COPTER_STABILIZE);
+	assert_true(said(&r, "LOITER refused: no position estimate"));
+	/* AUTO without a mission (and a position) */
+	r.pos_valid = true;
+	fly(&r, 0.1);
+	r.rc_us[CH_MODE] = switch_pwm[3];
+	fly(&r, 0.1);
+	assert_int_equal(r.v.mode, COPTER_STABILIZE);
+	assert_true(said(&r, "AUTO refused: no mission"));
+	/* RTL and LAND do not arm */
+	r.rc_us[CH_MODE] = switch_pwm[5];
+	fly(&r, 0.1);
+	assert_int_equal(r.v.mode, COPTER_LAND);
+	r.rc_us[CH_YAW] = 1900;
+	fly(&r, 2.2);
+	r.rc_us[CH_YAW] = 1500;
+	assert_false(r.v.armed);
+	assert_true(said(&r, "Arm: mode not armable"));
+	/* ALT_HOLD flies without a position; losing it in LOITER: EKF failsafe LAND */
+	r.rc_us[CH_MODE] = switch_pwm[2];
+	fly(&r, 0.1);
+	assert_int_equal(r.v.mode, COPTER_LOITER);
+	r.rc_us[CH_THR] = 1100;
+	arm_by_sticks(&r);
+	r.rc_us[CH_THR] = 1800;
+	fly(&r, 4.0);
+	r.rc_us[CH_THR] = 1500;
+	fly(&r, 1.0);
+	assert_true(alt(&r) > 3.0);
+	r.pos_valid = false;
+	fly(&r, 1.2);
+	assert_int_equal(r.v.mode, COPTER_LAND);
+	assert_true(said(&r, "EKF Failsafe: changed to LAND Mode"));
+	for (int i = 0; i < 400 * 40 && r.v.armed; i++)
+		step(&r);
+	assert_false(r.v.armed);
+	assert_true(alt(&r) < 0.2);
+}
+
+/* The pulses: motors 1..4 on SERVO1..4 by their functions, the rest at trim. */
+static void test_copter_outputs_follow_servo_functions(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	r.p.servo.ch[0].servo_function = 0;   /* motor 1 moves to output 6 */
+	r.p.servo.ch[5].servo_function = 33;
+	r.p.servo.ch[0].servo_trim = 1234;
+	fly(&r, 0.5);
+	assert_int_equal(r.out.motor_count, 4);
+	assert_int_equal(r.out.pwm_us[0], 1234);
+	assert_int_equal(r.out.pwm_us[5], 1000);   /* MOT_PWM_MIN, disarmed */
+	assert_int_equal(r.out.pwm_us[1], 1000);
+	assert_int_equal(r.out.pwm_us[6], 1500);
+	arm_by_sticks(&r);
+	r.rc_us[CH_THR] = 1700;
+	fly(&r, 1.0);
+	for (int k = 0; k < 4; k++)
+		assert_true(r.out.actuator[k] > 0.3f);
+	assert_int_equal(r.out.pwm_us[5], copter_motors_pwm(&r.p.mot, r.out.actuator[0]));
+	assert_int_equal(r.out.pwm_us[1], copter_motors_pwm(&r.p.mot, r.out.actuator[1]));
+	assert_int_equal(r.out.pwm_us[0], 1234);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_copter_arms_from_the_sticks_and_flies_stabilize_and_alt_hold),
+		cmocka_unit_test(test_copter_flies_the_auto_square_then_rtl_and_lands_at_home),
+		cmocka_unit_test(test_copter_loiter_holds_its_position_in_wind),
+		cmocka_unit_test(test_copter_rc_loss_returns_home_and_lands),
+		cmocka_unit_test(test_copter_low_battery_lands_where_it_is),
+		cmocka_unit_test(test_copter_modes_refuse_what_they_need),
+		cmocka_unit_test(test_copter_outputs_follow_servo_functions),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
