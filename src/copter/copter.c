@@ -389,8 +389,11 @@ static void do_command(struct copter *c, const struct vehicle_input *in,
 		out->home_changed = true;
 		if (it->param1 == 1.0f || (it->x == 0 && it->y == 0)) {
 			out->home = (struct nav_wp){ in->vs.lat_deg, in->vs.lon_deg, 0.0f };
+			out->home_alt_msl_m = in->vs.alt_msl_m;
 		} else {
+			bool absolute = it->frame == FRAME_GLOBAL || it->frame == FRAME_GLOBAL_INT;
 			out->home = (struct nav_wp){ it->x * 1e-7, it->y * 1e-7, 0.0f };
+			out->home_alt_msl_m = absolute ? it->z : in->home_alt_msl_m + it->z;
 		}
 		break;
 	case CMD_CONDITION_YAW: {
@@ -489,7 +492,6 @@ static void auto_advance(struct copter *c, const struct copter_params *p,
 	while (ms && c->item < ms->count) {
 		const struct mission_item *it = &ms->items[c->item];
 		if (nav_command(it->command)) {
-			c->yaw_fixed = c->yaw_fixed && c->phase == COPTER_PHASE_NONE;
 			start_item(c, p, in, m, it);
 			return;
 		}
@@ -516,6 +518,7 @@ static void item_done(struct copter *c, const struct copter_params *p,
 {
 	item_reached(c, out);
 	c->item++;
+	c->yaw_fixed = false;   /* CONDITION_YAW holds through the nav item after it */
 	auto_advance(c, p, in, m, out);
 }
 
@@ -1065,10 +1068,6 @@ void copter_step(struct copter *c, const struct copter_params *p, const struct v
 	struct demand d = { 0 };
 	if (!c->v->initialising && (vs->valid & VEHICLE_ATTITUDE_VALID))
 		mode_demand(c, p, in, &m, &s, dt, &d, out);
-	if (c->v->mode != c->last_mode) {
-		/* the mission's end or a landing changed the mode: next step enters it */
-		d.fly = d.fly && c->v->armed;
-	}
 	bool armed = c->v->armed;
 	bool fly = armed && d.fly;
 	enum copter_spool spool = c->motors.spool;
@@ -1193,6 +1192,8 @@ void copter_step(struct copter *c, const struct copter_params *p, const struct v
 		disarm(c);
 		out->disarmed_after_landing = true;
 		say(out, MAV_SEVERITY_INFO, "Landed: Disarming motors");
+		if (c->v->mode == COPTER_AUTO && in->mission && c->item < in->mission->count)
+			item_reached(c, out);   /* the NAV_LAND or RETURN_TO_LAUNCH done */
 	}
 	/* ArduCopter's auto_disarm_check: landed, the throttle down, for DISARM_DELAY */
 	bool thr_low = pilot_throttle_mode(c->v->mode) || c->v->mode == COPTER_ALT_HOLD ||

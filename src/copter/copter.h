@@ -135,8 +135,9 @@ struct copter_output {
 	bool disarmed_after_landing;
 	bool fence_event;                   /* never set: the copter does not judge the fence yet */
 	uint8_t fence_code;
-	bool home_changed;                  /* DO_SET_HOME: the owner moves home to home */
-	struct nav_wp home;
+	bool home_changed;                  /* DO_SET_HOME: the owner moves home to home's */
+	struct nav_wp home;                 /* lat/lon (alt_rel_m unused) ... */
+	float home_alt_msl_m;               /* ... and this height above sea level */
 };
 
 /* Where a mission item, RTL or LAND is in its own work. */

@@ -57,6 +57,10 @@ struct rig {
 	bool disarmed_after_landing;
 	float max_alt_m;
 	double rest_z_m;          /* the model's height at rest: home's (where it arms) */
+	int dead_motor;           /* this motor (0..) gives nothing; -1 none */
+	bool home_changed;
+	struct nav_wp new_home;
+	uint64_t gcs_us;          /* the ground station's last heartbeat */
 };
 
 static double density(void)
@@ -66,10 +70,10 @@ static double density(void)
 	return a.density_kg_m3;
 }
 
-static void rig_init(struct rig *r)
+static void rig_init_frame(struct rig *r, const char *airframe)
 {
 	memset(r, 0, sizeof(*r));
-	assert_int_equal(sim_airframe_by_name("quad", &r->af), 0);
+	assert_int_equal(sim_airframe_by_name(airframe, &r->af), 0);
 	sim_perf_at_rest(&r->af, density(), &r->st);
 	r->rest_z_m = r->st.pos_ned_m.z;
 	r->env.density_kg_m3 = density();
@@ -96,7 +100,13 @@ static void rig_init(struct rig *r)
 	r->rc_on = true;
 	r->pos_valid = true;
 	r->now_us = 1000000;
+	r->dead_motor = -1;
 	mission_clear(&r->mission);
+}
+
+static void rig_init(struct rig *r)
+{
+	rig_init_frame(r, "quad");
 }
 
 static void truth(struct rig *r)
@@ -153,6 +163,7 @@ static void step(struct rig *r)
 	in->batt_voltage_v = (float)r->st.batt_voltage_v;
 	in->batt_used_mah = (float)(r->st.batt_used_ah * 1000.0);
 	in->mission = &r->mission;
+	in->gcs_heartbeat_us = r->gcs_us;
 	in->home_set = true;
 	in->home = (struct nav_wp){ r->home.lat_deg, r->home.lon_deg, 0.0f };
 	in->home_alt_msl_m = (float)HOME_ALT_M;
@@ -165,9 +176,13 @@ static void step(struct rig *r)
 	if (r->out.reached && r->n_reached < 32)
 		r->reached[r->n_reached++] = r->out.reached_seq;
 	r->disarmed_after_landing |= r->out.disarmed_after_landing;
+	if (r->out.home_changed) {
+		r->home_changed = true;
+		r->new_home = r->out.home;
+	}
 	double act[SIM_ROTORS_MAX] = { 0 };
 	for (int i = 0; i < r->out.motor_count; i++)
-		act[i] = r->out.actuator[i];
+		act[i] = i == r->dead_motor ? 0.0 : (double)r->out.actuator[i];
 	sim_rotors_set(&r->af, &r->st, act);
 	struct sim_controls none = { 0, 0, 0, 0 };
 	for (int k = 0; k < SUBSTEPS; k++)
@@ -547,6 +562,222 @@ static void test_copter_modes_refuse_what_they_need(void **state)
 	assert_true(alt(&r) < 0.2);
 }
 
+static double heading_deg(const struct rig *r)
+{
+	return sim_perf_heading_deg(&r->st);
+}
+
+static void test_copter_auto_flies_turns_loiter_time_condition_yaw_and_lands_at_a_point(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	add_item(&r, 16, 0, 0, 0, 0, 0, 0);                  /* 0 home */
+	add_item(&r, 22, 0, 0, 0, 0, 0, 10);                 /* 1 takeoff to 10 m */
+	add_item(&r, 115, 90, 0, 0, 0, 0, 0);                /* 2 face east */
+	add_item(&r, 16, 3, 0, 0, 30, 1e-3, 10);             /* 3 30 m north, 3 s */
+	add_item(&r, 18, 2, 0, 10, 30, 1e-3, 10);            /* 4 two turns of 10 m about it */
+	add_item(&r, 19, 5, 0, 0, 30, 30, 12);               /* 5 5 s at 30 m north-east, 12 m */
+	add_item(&r, 179, 1, 0, 0, 0, 0, 0);                 /* 6 home here */
+	add_item(&r, 21, 0, 0, 0, 1e-3, 30, 0);              /* 7 land 30 m east */
+	r.rc_us[CH_MODE] = switch_pwm[2];
+	fly(&r, 0.5);
+	arm_by_sticks(&r);
+	r.rc_us[CH_MODE] = switch_pwm[3];
+	r.rc_us[CH_THR] = 1500;
+	double hold_start = -1, hold_end = -1, circle_start = -1, circle_end = -1;
+	double loit_start = -1, loit_end = -1;
+	double rad_err_max = 0, yaw_err_max = 0;
+	double t0 = (double)r.now_us * 1e-6;
+	while (r.v.armed && (double)r.now_us * 1e-6 - t0 < 300.0) {
+		step(&r);
+		double t = (double)r.now_us * 1e-6 - t0;
+		uint16_t it = r.c.item;
+		enum copter_phase ph = r.c.phase;
+		if (it == 3 && ph == COPTER_PHASE_HOLD && hold_start < 0)
+			hold_start = t;
+		if (it == 3 && ph == COPTER_PHASE_HOLD)
+			yaw_err_max = fmax(yaw_err_max, fabs(heading_deg(&r) - 90.0));
+		if (it == 4 && hold_end < 0)
+			hold_end = t;
+		if (it == 4 && ph == COPTER_PHASE_CIRCLE) {
+			if (circle_start < 0)
+				circle_start = t;
+			double d = hypot(r.st.pos_ned_m.x - 30.0, r.st.pos_ned_m.y);
+			if (t - circle_start > 3.0)
+				rad_err_max = fmax(rad_err_max, fabs(d - 10.0));
+		}
+		if (it == 5 && circle_end < 0)
+			circle_end = t;
+		if (it == 5 && ph == COPTER_PHASE_HOLD && loit_start < 0)
+			loit_start = t;
+		if (it > 5 && loit_end < 0)
+			loit_end = t;
+	}
+	double off = hypot(r.st.pos_ned_m.x, r.st.pos_ned_m.y - 30.0);
+	print_message("waypoint hold %.2f s facing east within %.1f deg; two turns in %.1f s, radius "
+		      "within %.2f m; loiter %.2f s; landed %.2f m from the land point\n",
+		      hold_end - hold_start, yaw_err_max, circle_end - circle_start, rad_err_max,
+		      loit_end - loit_start, off);
+	assert_false(r.v.armed);
+	assert_true(r.disarmed_after_landing);
+	assert_true(hold_end - hold_start >= 3.0 && hold_end - hold_start < 3.1);
+	assert_true(yaw_err_max < 5.0);
+	/* 2 x 360 deg at CIRCLE_RATE 20 deg/s: 36 s, and the ramp */
+	assert_true(circle_end - circle_start > 36.0 && circle_end - circle_start < 40.0);
+	assert_true(rad_err_max < 0.5);
+	assert_true(loit_end - loit_start >= 5.0 && loit_end - loit_start < 5.1);
+	assert_true(off < 1.0);
+	assert_true(r.home_changed);
+	struct sim_lla nh = { r.new_home.lat_deg, r.new_home.lon_deg, HOME_ALT_M };
+	struct v3 nh_ned = sim_lla_to_ned(&r.home, &nh);
+	assert_true(hypot(nh_ned.x - 30.0, nh_ned.y - 30.0) < 1.0);
+	/* reached: takeoff, the waypoint, the turns, the loiter, the landing */
+	static const int want[5] = { 1, 3, 4, 5, 7 };
+	assert_int_equal(r.n_reached, 5);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(r.reached[i], want[i]);
+}
+
+static void test_copter_guided_flies_to_its_target_and_brake_stops(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	fly(&r, 0.5);
+	loiter_takeoff(&r);
+	char why[96];
+	struct sim_lla t = sim_ned_to_lla(&r.home, v3_make(80, -20, 0));
+	assert_int_equal(vehicle_set_guided(&r.v, t.lat_deg, t.lon_deg, 15.0f, why, sizeof(why)), 0);
+	assert_int_equal(vehicle_set_mode(&r.v, COPTER_GUIDED, why, sizeof(why)), 0);
+	fly(&r, 25.0);
+	double miss = hypot(r.st.pos_ned_m.x - 80.0, r.st.pos_ned_m.y + 20.0);
+	print_message("GUIDED: %.2f m from the target, %.2f m up\n", miss, alt(&r));
+	assert_true(miss < 1.0 && fabs(alt(&r) - 15.0) < 0.5);
+	/* a new target back south; BRAKE halfway, at speed */
+	t = sim_ned_to_lla(&r.home, v3_make(0, -20, 0));
+	assert_int_equal(vehicle_set_guided(&r.v, t.lat_deg, t.lon_deg, 15.0f, why, sizeof(why)), 0);
+	for (int i = 0; i < 400 * 20 && r.st.pos_ned_m.x > 40.0; i++)
+		step(&r);
+	double v0 = hypot(r.st.vel_ned_m_s.x, r.st.vel_ned_m_s.y);
+	double n0 = r.st.pos_ned_m.x;
+	assert_true(v0 > 5.0);
+	assert_int_equal(vehicle_set_mode(&r.v, COPTER_BRAKE, why, sizeof(why)), 0);
+	fly(&r, 5.0);
+	double v1 = hypot(r.st.vel_ned_m_s.x, r.st.vel_ned_m_s.y);
+	double stop = n0 - r.st.pos_ned_m.x;
+	double n1 = r.st.pos_ned_m.x, e1 = r.st.pos_ned_m.y;
+	fly(&r, 5.0);
+	double drift = hypot(r.st.pos_ned_m.x - n1, r.st.pos_ned_m.y - e1);
+	print_message("BRAKE from %.2f m/s: stopped in %.2f m (%.2f m/s after 5 s), then drifted %.2f m\n",
+		      v0, stop, v1, drift);
+	assert_int_equal(r.v.mode, COPTER_BRAKE);
+	assert_true(stop > 0.5 * v0 * v0 / 7.5 && stop < v0 * v0 / 7.5 + 0.5 * v0);
+	assert_true(v1 < 0.2);
+	assert_true(drift < 0.5);   /* back to where the target stopped */
+	assert_true(fabs(alt(&r) - 15.0) < 0.5);
+}
+
+static void test_copter_gcs_and_rc_failsafes_pick_rtl_land_or_disarm(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	r.p.fs_gcs_enable = 1;
+	fly(&r, 0.5);
+	/* RC lost on the ground, armed in STABILIZE: disarm */
+	arm_by_sticks(&r);
+	r.rc_on = false;
+	fly(&r, 1.2);
+	assert_false(r.v.armed);
+	assert_true(said(&r, "Radio Failsafe - Disarming"));
+	r.rc_on = true;
+	fly(&r, 0.5);
+	assert_true(said(&r, "Radio Failsafe Cleared"));
+	/* RC lost within 5 m of home: LAND, not RTL */
+	loiter_takeoff(&r);
+	r.rc_on = false;
+	fly(&r, 1.2);
+	assert_int_equal(r.v.mode, COPTER_LAND);
+	assert_true(said(&r, "Radio Failsafe: LAND"));
+	for (int i = 0; i < 400 * 40 && r.v.armed; i++)
+		step(&r);
+	assert_false(r.v.armed);
+	r.rc_on = true;
+	r.rc_us[CH_MODE] = switch_pwm[0];
+	fly(&r, 0.5);
+	/* the ground station goes quiet far from home: RTL */
+	loiter_takeoff(&r);
+	r.rc_us[CH_PITCH] = 1100;
+	fly(&r, 5.0);
+	r.rc_us[CH_PITCH] = 1500;
+	fly(&r, 4.0);
+	assert_true(dist_home(&r) > 20.0);
+	r.gcs_us = r.now_us;
+	fly(&r, 4.9);
+	assert_int_equal(r.v.mode, COPTER_LOITER);
+	fly(&r, 0.2);
+	assert_int_equal(r.v.mode, COPTER_RTL);
+	assert_true(said(&r, "GCS Failsafe: RTL"));
+	for (int i = 0; i < 400 * 90 && r.v.armed; i++)
+		step(&r);
+	assert_false(r.v.armed);
+	assert_true(dist_home(&r) < 1.0);
+}
+
+static void test_copter_crash_check_disarms_after_a_motor_fails(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	fly(&r, 0.5);
+	loiter_takeoff(&r);
+	r.dead_motor = 0;
+	double t0 = (double)r.now_us * 1e-6;
+	while (r.v.armed && (double)r.now_us * 1e-6 - t0 < 20.0)
+		step(&r);
+	double t = (double)r.now_us * 1e-6 - t0;
+	print_message("motor 1 dead at 10 m: disarmed after %.2f s, on the ground %d\n", t,
+		      r.st.on_ground);
+	assert_false(r.v.armed);
+	assert_true(said(&r, "Crash: Disarming"));
+	assert_true(t > 2.0 && t < 10.0);
+	fly(&r, 0.1);
+	for (int i = 0; i < 4; i++)
+		assert_true(r.out.actuator[i] == 0.0f);
+}
+
+static void test_copter_flies_a_hexa(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init_frame(&r, "hexa");
+	r.p.mot.frame_class = COPTER_FRAME_CLASS_HEXA;
+	r.p.servo.ch[4].servo_function = 37;
+	r.p.servo.ch[5].servo_function = 38;
+	struct sim_perf_hover h;
+	assert_int_equal(sim_perf_hover(&r.af, density(), &h), 0);
+	struct copter_motors mo;
+	assert_int_equal(copter_motors_init(&mo, &r.p.mot), 0);
+	r.p.mot.mot_thst_hover = copter_motors_actuator_to_thrust(&mo, &r.p.mot, (float)h.throttle);
+	fly(&r, 0.5);
+	loiter_takeoff(&r);
+	assert_int_equal(r.out.motor_count, 6);
+	r.env.wind_ned_m_s = v3_make(3, 0, 0);
+	fly(&r, 10.0);
+	struct copter_psc_xy_target held = r.c.psc.xy;
+	double worst = 0;
+	for (int i = 0; i < 4000; i++) {
+		step(&r);
+		worst = fmax(worst, hypot(r.st.pos_ned_m.x - (double)held.pos_ne_m[0],
+					  r.st.pos_ned_m.y - (double)held.pos_ne_m[1]));
+	}
+	print_message("hexa LOITER in 3 m/s wind: within %.3f m for 10 s\n", worst);
+	assert_true(worst < 0.5);
+	for (int k = 0; k < 6; k++)
+		assert_int_equal(r.out.pwm_us[k], copter_motors_pwm(&r.p.mot, r.out.actuator[k]));
+}
+
 /* The pulses: motors 1..4 on SERVO1..4 by their functions, the rest at trim. */
 static void test_copter_outputs_follow_servo_functions(void **state)
 {
@@ -582,6 +813,11 @@ int main(void)
 		cmocka_unit_test(test_copter_low_battery_lands_where_it_is),
 		cmocka_unit_test(test_copter_modes_refuse_what_they_need),
 		cmocka_unit_test(test_copter_outputs_follow_servo_functions),
+		cmocka_unit_test(test_copter_auto_flies_turns_loiter_time_condition_yaw_and_lands_at_a_point),
+		cmocka_unit_test(test_copter_guided_flies_to_its_target_and_brake_stops),
+		cmocka_unit_test(test_copter_gcs_and_rc_failsafes_pick_rtl_land_or_disarm),
+		cmocka_unit_test(test_copter_crash_check_disarms_after_a_motor_fails),
+		cmocka_unit_test(test_copter_flies_a_hexa),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
