@@ -549,6 +549,69 @@ CHECKS['demo_realtime'] = CHECKS['demo'] + [
 CHECKS['realtime_overload'] = list(CHECKS['demo_realtime'])
 
 
+CMD_WAYPOINT, CMD_TAKEOFF = 16, 22
+
+
+def score_copter(truth, mission, events):
+    """A multicopter's flight from the truth: the waypoints reached (fulmard's messages), the
+    legs' tracking (the true track's distance from each straight leg between two NAV_WAYPOINTs,
+    its middle 80 %, in the truth's frame: the simulator's home, the mission's item 0), the
+    takeoff's height, and the landing: how far from where it was armed (home, as ArduCopter
+    sets it at arming) it came to rest, on the ground, disarmed, upright, not crashed. The
+    truth's frame carries the GPS's error, which the autopilot's own frame does not: fulmar-sim's
+    receiver wanders 1.5 m (one sigma an axis, 30 s correlation), so two fixes minutes apart
+    differ by 2.1 m an axis at one sigma, and that is in every figure here."""
+    s = {'vehicle': 'copter'}
+    s['crashed'] = any(r['crashed'] for r in truth)
+    s['flight_time_s'] = truth[-1]['t'] - truth[0]['t']
+    s['max_height_m'] = max(r['h'] for r in truth)
+    reached = sorted({int(m.group(1)) for _, txt in events
+                      for m in [re.match(r'reached waypoint #(\d+)', txt)] if m})
+    s['waypoints_reached_log'] = reached
+    armed = next((r for r in truth if r['armed']), None)
+    s['armed'] = armed is not None
+    if armed is None:
+        return s
+    s['home_n_m'], s['home_e_m'] = armed['n'], armed['e']
+    # the legs: consecutive NAV_WAYPOINTs with a place
+    wps = [it for it in mission[1:] if it['cmd'] == CMD_WAYPOINT and it['ne']]
+    errs = []
+    for a, b in zip(wps, wps[1:]):
+        dn, de = b['ne'][0] - a['ne'][0], b['ne'][1] - a['ne'][1]
+        ln = math.hypot(dn, de)
+        if ln < 1.0:
+            continue
+        for r in truth:
+            if r['ground'] or not r['armed']:
+                continue
+            al = ((r['n'] - a['ne'][0]) * dn + (r['e'] - a['ne'][1]) * de) / ln
+            if 0.1 * ln <= al <= 0.9 * ln:
+                xt = ((r['n'] - a['ne'][0]) * de - (r['e'] - a['ne'][1]) * dn) / ln
+                if abs(xt) < 0.25 * ln:
+                    errs.append(xt)
+    s['xtrack_rms_m'] = rms(errs) if errs else None
+    s['xtrack_max_m'] = max((abs(x) for x in errs), default=None)
+    last = truth[-1]
+    s['landed'] = last['ground'] and not last['armed']
+    s['upright'] = abs(last['roll']) < 30 and abs(last['pitch']) < 30
+    s['disarmed_at_end'] = not last['armed']
+    s['landing_from_home_m'] = math.hypot(last['n'] - armed['n'], last['e'] - armed['e'])
+    s['success'] = s['landed'] and s['upright'] and not s['crashed']
+    return s
+
+
+def copter_summary_text(s):
+    L = ['copter: %s; flight %.0f s, highest %.1f m; waypoints reached %s' % (
+        'landed, upright and disarmed' if s.get('success') else 'NOT landed safely',
+        s['flight_time_s'], s['max_height_m'], s['waypoints_reached_log'])]
+    if s.get('xtrack_rms_m') is not None:
+        L.append('legs: off the line %.2f m RMS, %.2f m at worst (the true track: GPS error in it)'
+                 % (s['xtrack_rms_m'], s['xtrack_max_m']))
+    if 'landing_from_home_m' in s:
+        L.append('landing: %.2f m from where it was armed (the truth)' % s['landing_from_home_m'])
+    return '\n'.join(L)
+
+
 def check(s, which):
     bad = []
     for key, op, want in CHECKS[which]:

@@ -20,6 +20,7 @@ enum key_type {
 	KEY_INT,
 	KEY_PATH,
 	KEY_LOG_LEVEL,
+	KEY_VEHICLE,
 };
 
 /* Which struct a key's offset is into. */
@@ -45,6 +46,7 @@ static const struct key_def keys[] = {
 	{ "daemon", "state_dir", KEY_PATH, SCOPE_CONFIG, CFG_OFF(state_dir), PATH_MAX, 0, 0 },
 	{ "daemon", "log_dir", KEY_PATH, SCOPE_CONFIG, CFG_OFF(log_dir), PATH_MAX, 0, 0 },
 	{ "daemon", "log_level", KEY_LOG_LEVEL, SCOPE_CONFIG, CFG_OFF(log_level), 0, 0, 0 },
+	{ "daemon", "vehicle", KEY_VEHICLE, SCOPE_CONFIG, CFG_OFF(vehicle), 0, 0, 0 },
 	{ "sched", "realtime", KEY_BOOL, SCOPE_CONFIG, CFG_OFF(sched.realtime), 0, 0, 0 },
 	{ "sched", "lock_memory", KEY_BOOL, SCOPE_CONFIG, CFG_OFF(sched.lock_memory), 0, 0, 0 },
 	{ "sched", "priority_max", KEY_INT, SCOPE_CONFIG, CFG_OFF(sched.priority_max), 0, 6, 99 },
@@ -66,6 +68,7 @@ void config_defaults(struct config *cfg, const struct board *board)
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "/var/lib/fulmar");
 	snprintf(cfg->log_dir, sizeof(cfg->log_dir), "/var/log/fulmar");
 	cfg->log_level = LOG_LEVEL_INFO;
+	cfg->vehicle = VEHICLE_PLANE;
 	sched_cfg_defaults(&cfg->sched, board->main_rate_hz);
 }
 
@@ -254,6 +257,12 @@ static int set_key(struct parser *p, const char *key, const char *value)
 				return 0;
 			}
 		return fail(p, "%s: '%s' is not one of err, warn, info, debug", key, value);
+	case KEY_VEHICLE:
+		if (strcmp(value, "plane") == 0 || strcmp(value, "copter") == 0) {
+			*(enum vehicle_kind *)field = value[0] == 'p' ? VEHICLE_PLANE : VEHICLE_COPTER;
+			return 0;
+		}
+		return fail(p, "%s: '%s' is not one of plane, copter", key, value);
 	}
 	return fail(p, "internal: key '%s' has no type", key);
 }

@@ -4,7 +4,8 @@
  * ';' comments. Every key is known: an unknown section or key, a bad value or
  * a repeated key is an error that names file:line. Read once at start-up.
  *
- *   [daemon]      state_dir, log_dir, log_level (err|warn|info|debug)
+ *   [daemon]      state_dir, log_dir, log_level (err|warn|info|debug),
+ *                 vehicle (plane|copter: what flies, docs/design.md)
  *   [sched]       realtime, lock_memory, priority_max, cpu_dma_latency_us
  *   [thread.NAME] rate_hz, priority, cpu      (NAME: timer main rcin uart tone io)
  *   [devices]     DEVICE = path               (overrides the board's wiring; "none"
@@ -23,6 +24,7 @@
 #include "daemon/scheduler.h"
 #include "fulmar/board.h"
 #include "util/log.h"
+#include "vehicle/vehicle.h"
 
 #define CONFIG_MAX_OVERRIDES 32
 #define CONFIG_VALUE_MAX 256
@@ -37,6 +39,7 @@ struct config {
 	char state_dir[PATH_MAX];
 	char log_dir[PATH_MAX];
 	enum log_level log_level;
+	enum vehicle_kind vehicle;
 	struct sched_cfg sched;
 	struct config_override overrides[CONFIG_MAX_OVERRIDES];
 	unsigned int n_overrides;

@@ -12,17 +12,56 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon/copter_params.h"
 #include "daemon/flight_params.h"
 #include "fulmar/clock.h"
 #include "daemon/flightlog.h"
 #include "daemon/scheduler.h"
 #include "daemon/services.h"
+#include "estim/estim_math.h"
 #include "estim/vibe.h"
 #include "nav/wmm.h"
 #include "param/param.h"
 #include "util/log.h"
 
 FLIGHT_SHARED struct flight flight;
+
+static bool copter(void)
+{
+	return flight.vehicle->kind == VEHICLE_COPTER;
+}
+
+/* The outputs' parameters as the pulses were mixed: a copter's motor channels
+ * span MOT_PWM_MIN..MAX (ArduCopter's ESC range, whatever SERVOn_MIN/MAX
+ * say), so that the HIL link normalises a motor's pulse over that. */
+static void motor_ranges(struct servo_params *s, const struct copter_motors_params *m)
+{
+	bool set = m->mot_pwm_min > 0.0f && m->mot_pwm_min < m->mot_pwm_max;
+	float lo = set ? m->mot_pwm_min : 1000.0f, hi = set ? m->mot_pwm_max : 2000.0f;
+	for (unsigned int ch = 0; ch < SERVO_CHANNELS; ch++)
+		if (copter_motor_of_servo_function((int)s->ch[ch].servo_function) >= 0) {
+			s->ch[ch].servo_min = s->ch[ch].servo_trim = lo;
+			s->ch[ch].servo_max = hi;
+		}
+}
+
+/* The flying vehicle's parameters from the table (at start and on every change). */
+static void load_params(void)
+{
+	unsigned int missing;
+	if (copter()) {
+		copter_params_default(&flight.cp);
+		missing = copter_params_load(&flight.cp);
+		flight.out_servo = flight.cp.servo;
+		motor_ranges(&flight.out_servo, &flight.cp.mot);
+	} else {
+		plane_params_default(&flight.pp);
+		missing = flight_params_load(&flight.pp);
+		flight.out_servo = flight.pp.servo;
+	}
+	if (missing)
+		log_err("parameters missing from the table: the flight code's defaults stand");
+}
 
 void flight_init(struct sensor_hub *hub, struct rcout *out)
 {
@@ -47,11 +86,12 @@ void flight_init(struct sensor_hub *hub, struct rcout *out)
 	flight.est_cfg.mag_declination_deg = flight.autodec ? NAN : param_get_by_name("COMPASS_DEC") * 57.29578f;
 	estim_init(&flight.est, &flight.est_cfg);
 	vibe_init(&flight.vibe);
-	plane_params_default(&flight.pp);
-	if (flight_params_load(&flight.pp))
-		log_err("parameters missing from the table: the flight code's defaults stand");
+	load_params();
 	flight.param_gen = param_generation();
-	plane_init(&flight.plane, flight.vehicle);
+	if (copter())
+		copter_init(&flight.copter, flight.vehicle);
+	else
+		plane_init(&flight.plane, flight.vehicle);
 	flight.mode_said = flight.vehicle->mode;
 	flight.batt.voltage_v = NAN;
 	flight.batt.consumed_mah = NAN;
@@ -65,7 +105,7 @@ bool flight_armed(void)
 
 const struct servo_params *flight_servo_params(void)
 {
-	return &flight.pp.servo;
+	return &flight.out_servo;
 }
 
 const struct estim *flight_estimator(void)
@@ -76,6 +116,21 @@ const struct estim *flight_estimator(void)
 const struct plane *flight_plane(void)
 {
 	return &flight.plane;
+}
+
+bool flight_rc_bad(void)
+{
+	return copter() ? flight.copter.rc_bad_since_us != 0 : flight.plane.rc_bad_since_us != 0;
+}
+
+bool flight_battery_failsafe(void)
+{
+	return copter() ? flight.copter.batt_fs : flight.plane.batt_fs;
+}
+
+float flight_copter_throttle(void)
+{
+	return copter() ? flight.copter.throttle_out : NAN;
 }
 
 /* The latest value of a kind if it is new since the last call. */
@@ -169,17 +224,10 @@ static void compass_for_prearm(struct vehicle_input *in)
 		for (int k = 0; k < 3; k++)
 			b[k] = flight.mag.field_ut[k] * 10.0f - st.mag_body_gauss[k] * 1000.0f;
 		/* body to NED by the attitude quaternion (w x y z) */
-		const float *q = flight.vs.q;
-		float w = q[0], x = q[1], y = q[2], z = q[3];
-		float R[3][3] = {
-			{ 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y) },
-			{ 2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x) },
-			{ 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y) },
-		};
-		for (int r = 0; r < 3; r++) {
-			in->mag_body_mgauss[r] = b[r];
-			in->mag_ned_mgauss[r] = R[r][0] * b[0] + R[r][1] * b[1] + R[r][2] * b[2];
-		}
+		float R[3][3];
+		em_quat_to_dcm(flight.vs.q, R);
+		memcpy(in->mag_body_mgauss, b, sizeof(b));
+		em_mat_vec(R, b, in->mag_ned_mgauss);
 	}
 	in->mag_expected_known = flight.wmm_known;
 	if (flight.wmm_known) {
@@ -359,6 +407,35 @@ static void say_shedding(uint64_t now_us)
 		flight_records_text(flightlog_main(), now_us, text);
 }
 
+/* What either vehicle's step said, field for field as its output names it. */
+struct step_said {
+	const uint16_t *pwm_us;
+	bool mode_changed;
+	const char *text;
+	int text_severity;
+	bool reached;
+	uint16_t reached_seq;
+	bool disarmed_after_landing;
+	bool fence_event;
+	uint8_t fence_code;
+};
+#define STEP_SAID(o)                                                                         \
+	{ (o).pwm_us, (o).mode_changed, (o).text, (o).text_severity, (o).reached,            \
+	  (o).reached_seq, (o).disarmed_after_landing, (o).fence_event, (o).fence_code }
+
+/* DO_SET_HOME from the mission: home (mission item 0) moves there. Its height
+ * stays, so that the heights being flown, above home, keep their meaning. */
+static void move_home(struct nav_wp h)
+{
+	struct mission *m = flight.mission;
+	if (m->count == 0)
+		m->count = 1;
+	m->items[0].x = (int32_t)lround(h.lat_deg * 1e7);
+	m->items[0].y = (int32_t)lround(h.lon_deg * 1e7);
+	gcs_text(flight.gcs, GCS_SEV_INFO, "Home set: %.6f %.6f %.0f m", h.lat_deg, h.lon_deg,
+		 (double)m->items[0].z);
+}
+
 void flight_task(void *ctx, uint64_t now_us)
 {
 	(void)ctx;
@@ -390,7 +467,7 @@ void flight_task(void *ctx, uint64_t now_us)
 	/* A parameter changed (a ground station's PARAM_SET): the new values from the next step. */
 	if (param_generation() != flight.param_gen) {
 		flight.param_gen = param_generation();
-		flight_params_load(&flight.pp);
+		load_params();
 	}
 	feed_estimator();
 	take_declination(now_us);
@@ -423,26 +500,36 @@ void flight_task(void *ctx, uint64_t now_us)
 	};
 	memcpy(in.accel_body_m_s2, flight.imu.accel_m_s2, sizeof(in.accel_body_m_s2));
 	compass_for_prearm(&in);
-	bool nav = plane_mode_navigates(flight.vehicle->mode);
+	bool nav = copter() ? copter_mode_navigates(flight.vehicle->mode) :
+			      plane_mode_navigates(flight.vehicle->mode);
 	in.nav_deferred = nav && !sched_work_begin(flight.sched, &flight.nav_work);
-	plane_step(&flight.plane, &flight.pp, &in, &flight.po);
+	struct step_said ev;
+	if (copter()) {
+		copter_step(&flight.copter, &flight.cp, &in, &flight.co);
+		ev = (struct step_said)STEP_SAID(flight.co);
+		if (flight.co.home_changed)
+			move_home(flight.co.home);
+	} else {
+		plane_step(&flight.plane, &flight.pp, &in, &flight.po);
+		ev = (struct step_said)STEP_SAID(flight.po);
+	}
 	if (nav && !in.nav_deferred)
 		sched_work_end(flight.sched, &flight.nav_work);
-	if (flight.po.text) {
-		gcs_text(flight.gcs, flight.po.text_severity <= 2 ? GCS_SEV_CRITICAL :
-				     flight.po.text_severity <= 4 ? GCS_SEV_WARNING : GCS_SEV_INFO,
-			 "%s", flight.po.text);
-		log_info("%.3f s: %s", (double)flight.say_us * 1e-6, flight.po.text);
+	if (ev.text) {
+		gcs_text(flight.gcs, ev.text_severity <= 2 ? GCS_SEV_CRITICAL :
+				     ev.text_severity <= 4 ? GCS_SEV_WARNING : GCS_SEV_INFO,
+			 "%s", ev.text);
+		log_info("%.3f s: %s", (double)flight.say_us * 1e-6, ev.text);
 		if (flightlog_main())
-			flight_records_text(flightlog_main(), now_us, flight.po.text);
+			flight_records_text(flightlog_main(), now_us, ev.text);
 	}
-	if (flight.po.fence_event && flightlog_main()) {
+	if (ev.fence_event && flightlog_main()) {
 		/* ArduPilot's ERR: subsystem FAILSAFE_FENCE, the types breached (0: cleared). */
 		struct df_err e = { .t_us = now_us, .subsys = LOG_ERR_FAILSAFE_FENCE,
-				    .code = flight.po.fence_code };
+				    .code = ev.fence_code };
 		log_write_err(flightlog_main(), &e);
 	}
-	if (flight.po.mode_changed || flight.vehicle->mode != flight.mode_said) {
+	if (ev.mode_changed || flight.vehicle->mode != flight.mode_said) {
 		flight.mode_said = flight.vehicle->mode;
 		log_info("%.3f s: mode %s", (double)flight.say_us * 1e-6, vehicle_mode_name(flight.vehicle->kind, flight.vehicle->mode));
 		struct df_mode m = { .t_us = now_us, .mode = (uint8_t)flight.vehicle->mode,
@@ -454,9 +541,9 @@ void flight_task(void *ctx, uint64_t now_us)
 		flight.armed_said = flight.vehicle->armed;
 		log_info("%.3f s: %s", (double)flight.say_us * 1e-6, flight.armed_said ? "armed" : "disarmed");
 		flightlog_set_armed(flight.armed_said);
-		struct df_ev ev = { .t_us = now_us, .id = flight.armed_said ? LOG_EV_ARMED : LOG_EV_DISARMED };
+		struct df_ev e = { .t_us = now_us, .id = flight.armed_said ? LOG_EV_ARMED : LOG_EV_DISARMED };
 		if (flightlog_main()) {
-			log_write_ev(flightlog_main(), &ev);
+			log_write_ev(flightlog_main(), &e);
 			if (flight.armed_said) {
 				/* Each file shows the mode flown from its start, and the mission. */
 				struct df_mode m = { .t_us = now_us, .mode = (uint8_t)flight.vehicle->mode,
@@ -466,17 +553,18 @@ void flight_task(void *ctx, uint64_t now_us)
 			}
 		}
 	}
-	if (flight.po.disarmed_after_landing && flightlog_main()) {
-		struct df_ev ev = { .t_us = now_us, .id = LOG_EV_LAND_COMPLETE };
-		log_write_ev(flightlog_main(), &ev);
+	if (ev.disarmed_after_landing && flightlog_main()) {
+		struct df_ev e = { .t_us = now_us, .id = LOG_EV_LAND_COMPLETE };
+		log_write_ev(flightlog_main(), &e);
 	}
-	if (flight.po.reached) {
-		gcs_mission_reached(flight.gcs, flight.po.reached_seq);
-		gcs_text(flight.gcs, GCS_SEV_INFO, "Reached waypoint #%u", flight.po.reached_seq);
-		log_info("%.3f s: reached waypoint #%u", (double)flight.say_us * 1e-6, flight.po.reached_seq);
+	if (ev.reached) {
+		gcs_mission_reached(flight.gcs, ev.reached_seq);
+		gcs_text(flight.gcs, GCS_SEV_INFO, "Reached waypoint #%u", ev.reached_seq);
+		log_info("%.3f s: reached waypoint #%u", (double)flight.say_us * 1e-6, ev.reached_seq);
 	}
-	if (flight.vehicle->mode == PLANE_AUTO && flight.plane.mexec.phase == MEXEC_FLYING)
-		flight.mission->current = flight.plane.mexec.current;
+	if (copter() ? flight.vehicle->mode == COPTER_AUTO && flight.copter.item > 0 :
+		       flight.vehicle->mode == PLANE_AUTO && flight.plane.mexec.phase == MEXEC_FLYING)
+		flight.mission->current = copter() ? flight.copter.item : flight.plane.mexec.current;
 	atomic_store_explicit(&flight.armed, flight.vehicle->armed, memory_order_relaxed);
 	flight_records_write(now_us);
 	flight_records_pm(now_us);
@@ -484,7 +572,7 @@ void flight_task(void *ctx, uint64_t now_us)
 	if (!flight.out)
 		return;
 	for (unsigned int ch = 0; ch < SERVO_CHANNELS && ch < rcout_channels(flight.out); ch++) {
-		int rc = rcout_write(flight.out, ch, flight.po.pwm_us[ch]);
+		int rc = rcout_write(flight.out, ch, ev.pwm_us[ch]);
 		if (rc && flight.out_errors++ == 0)
 			log_err("servo output %u: %d (counting from now on)", ch + 1, rc);
 	}

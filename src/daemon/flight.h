@@ -55,5 +55,12 @@ void flight_test_burn(uint32_t us, uint64_t from_us, uint64_t to_us);
 /* Main thread: the estimator and the plane, for the log and tests. */
 const struct estim *flight_estimator(void);
 const struct plane *flight_plane(void);
+/* Main thread, for SYS_STATUS: the RC is bad now (the failsafe's timer runs),
+ * the battery failsafe has fired; either vehicle's. */
+bool flight_rc_bad(void);
+bool flight_battery_failsafe(void);
+/* Main thread: a copter's throttle out, 0..1 (NAN for a plane: its throttle
+ * is its throttle channel's). */
+float flight_copter_throttle(void);
 
 #endif

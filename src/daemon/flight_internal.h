@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "copter/copter.h"
 #include "daemon/flight.h"
 #include "daemon/scheduler.h"
 #include "estim/vibe.h"
@@ -29,9 +30,14 @@ struct flight {
 	struct mission *mission;
 	struct estim est;
 	struct estim_config est_cfg;
+	/* the vehicle that flies (flight.vehicle->kind): the other's are unused */
 	struct plane plane;
 	struct plane_params pp;
 	struct plane_output po;
+	struct copter copter;
+	struct copter_params cp;
+	struct copter_output co;
+	struct servo_params out_servo;  /* what the outputs were mixed with (flight_servo_params) */
 	struct vehicle_state vs;
 	struct imu_sample imu;          /* latest taken */
 	uint64_t imu_taken;

@@ -7,6 +7,7 @@
 
 #include "daemon/flightlog.h"
 #include "daemon/scheduler.h"
+#include "estim/estim_math.h"
 #include "estim/vibe.h"
 
 void flight_records_text(struct log_producer *lp, uint64_t now_us, const char *text)
@@ -157,6 +158,93 @@ static void write_log_10hz(struct log_producer *lp, uint64_t now_us, const struc
 	}
 }
 
+#define R2D 57.29578f
+
+/* The kinematic acceleration, NED (m/s/s): the latest specific force turned
+ * by the attitude, gravity added back. */
+static void accel_ned(float out[3])
+{
+	float R[3][3];
+	em_quat_to_dcm(flight.vs.q, R);
+	em_mat_vec(R, flight.imu.accel_m_s2, out);
+	out[2] += 9.80665f;
+}
+
+/* The copter's attitude and rates (25 Hz, as the plane's ATT). */
+static void copter_records_25(struct log_producer *lp, uint64_t now_us)
+{
+	const struct vehicle_state *vs = &flight.vs;
+	const struct copter_output *co = &flight.co;
+	float acc[3];
+	accel_ned(acc);
+	float yaw = vs->yaw_rad * R2D, des_yaw = co->yaw_target_rad * R2D;
+	struct df_catt a = { .t_us = now_us, .des_roll = co->roll_target_rad * R2D,
+			     .roll = vs->roll_rad * R2D, .des_pitch = co->pitch_target_rad * R2D,
+			     .pitch = vs->pitch_rad * R2D,
+			     .des_yaw = des_yaw < 0.0f ? des_yaw + 360.0f : des_yaw,
+			     .yaw = yaw < 0.0f ? yaw + 360.0f : yaw, .aekf = 3 };
+	log_write(lp, DF_ID_CATT, &a);
+	struct df_rate r = {
+		.t_us = now_us,
+		.roll_des = co->rate_target_rad_s[0] * R2D, .roll = vs->rate_rad_s[0] * R2D,
+		.roll_out = co->atc.roll,
+		.pitch_des = co->rate_target_rad_s[1] * R2D, .pitch = vs->rate_rad_s[1] * R2D,
+		.pitch_out = co->atc.pitch,
+		.yaw_des = co->rate_target_rad_s[2] * R2D, .yaw = vs->rate_rad_s[2] * R2D,
+		.yaw_out = co->atc.yaw,
+		/* up, m/s/s: what the position controller asked, what the aircraft did */
+		.accel_des = co->psc_active ? co->psc.accel_up_m_s2 : NAN,
+		.accel = -acc[2],
+		.accel_out = co->atc.throttle, .accel_out_slew = 0.0f,
+	};
+	log_write(lp, DF_ID_RATE, &r);
+}
+
+/* The copter's position controller, throttle and heights and motors (10 Hz, ArduCopter's). */
+static void copter_records_10(struct log_producer *lp, uint64_t now_us)
+{
+	const struct vehicle_state *vs = &flight.vs;
+	const struct copter_output *co = &flight.co;
+	const struct copter *c = &flight.copter;
+	float acc[3];
+	accel_ned(acc);
+	if (co->psc_active && c->origin_set) {
+		struct nav_ne ne = nav_geo_ne_from_ll(c->origin_lat_deg, c->origin_lon_deg, vs->lat_deg,
+						      vs->lon_deg);
+		const float pos[2] = { ne.n_m, ne.e_m };
+		static const uint8_t ids[2] = { DF_ID_PSCN, DF_ID_PSCE };
+		for (int k = 0; k < 2; k++) {
+			struct df_psc p = { .t_us = now_us, .pos_des = co->psc_xy.pos_ne_m[k],
+					    .pos_tgt = co->psc_xy.pos_ne_m[k], .pos = pos[k],
+					    .vel_des = co->psc_xy.vel_ne_m_s[k], .vel_tgt = co->psc.vel_ne_m_s[k],
+					    .vel = vs->vel_ned_m_s[k], .acc_des = co->psc_xy.accel_ne_m_s2[k],
+					    .acc_tgt = co->psc.accel_ne_m_s2[k],
+					    .acc = acc[k] };
+			log_write(lp, ids[k], &p);
+		}
+		/* down, as ArduCopter's PSCD */
+		struct df_psc d = { .t_us = now_us, .pos_des = -co->psc_z.alt_m, .pos_tgt = -co->psc_z.alt_m,
+				    .pos = -vs->alt_rel_m, .vel_des = -co->psc_z.climb_m_s,
+				    .vel_tgt = -co->psc.climb_m_s, .vel = vs->vel_ned_m_s[2],
+				    .acc_des = -co->psc_z.accel_m_s2, .acc_tgt = -co->psc.accel_up_m_s2,
+				    .acc = acc[2] };
+		log_write(lp, DF_ID_PSCD, &d);
+	}
+	struct df_cctun t = {
+		.t_us = now_us, .thr_in = co->atc.throttle, .angle_boost = 0.0f,
+		.thr_out = c->throttle_out, .thr_hover = flight.cp.mot.mot_thst_hover,
+		.des_alt_m = co->psc_active ? co->psc_z.alt_m : NAN, .alt_m = vs->alt_rel_m,
+		.baro_alt_cm = (int32_t)lroundf(vs->alt_rel_m * 100.0f),
+		.des_sonar_alt_m = NAN, .sonar_alt_m = NAN, .terrain_alt_m = NAN,
+		.des_climb_cm_s = co->psc_active ? sat16f(co->psc.climb_m_s * 100.0f) : 0,
+		.climb_cm_s = sat16f(-vs->vel_ned_m_s[2] * 100.0f),
+	};
+	log_write(lp, DF_ID_CCTUN, &t);
+	struct df_motb m = { .t_us = now_us, .lift_max = 1.0f, .bat_volt = flight.batt.voltage_v,
+			     .th_limit = 1.0f, .thr_av_max = 1.0f, .thr_out = c->throttle_out };
+	log_write(lp, DF_ID_MOTB, &m);
+}
+
 /* The main loop's records, at ArduPlane's usual rates (25 Hz attitude and tuning, 10 Hz position). */
 void flight_records_write(uint64_t now_us)
 {
@@ -175,7 +263,12 @@ void flight_records_write(uint64_t now_us)
 		flight.log_next10_us = now_us - now_us % 100000u + 100000u;
 	const struct vehicle_state *vs = &flight.vs;
 	const struct plane_output *po = &flight.po;
-	if (at25) {
+	bool copter = flight.vehicle->kind == VEHICLE_COPTER;
+	if (at25 && copter)
+		copter_records_25(lp, now_us);
+	if (at10 && copter)
+		copter_records_10(lp, now_us);
+	if (at25 && !copter) {
 		struct df_att a = { .t_us = now_us, .des_roll_cdeg = cdeg(po->roll_dem_rad),
 				    .roll_cdeg = cdeg(vs->roll_rad), .des_pitch_cdeg = cdeg(po->pitch_dem_rad),
 				    .pitch_cdeg = cdeg(vs->pitch_rad), .yaw_cdeg = cdeg360(vs->yaw_rad),
@@ -198,6 +291,8 @@ void flight_records_write(uint64_t now_us)
 					     .airspeed_err_m_s = po->nav.aspd_error_m_s };
 			log_write_ntun(lp, &t);
 		}
+	}
+	if (at25) {
 		struct df_imu im = { .t_us = flight.imu.t_us, .gyr_x_rad_s = flight.imu.gyro_rad_s[0],
 				     .gyr_y_rad_s = flight.imu.gyro_rad_s[1], .gyr_z_rad_s = flight.imu.gyro_rad_s[2],
 				     .acc_x_m_s2 = flight.imu.accel_m_s2[0], .acc_y_m_s2 = flight.imu.accel_m_s2[1],
@@ -210,8 +305,9 @@ void flight_records_write(uint64_t now_us)
 		if (vs->valid & VEHICLE_POSITION_VALID)
 			estim_wgs84_to_ned(&flight.est, vs->lat_deg, vs->lon_deg, vs->alt_msl_m, ned);
 		const float cds = 5729.578f;    /* rad/s to cdeg/s */
-		struct df_xkf1 x1 = { .t_us = now_us, .roll_cdeg = a.roll_cdeg, .pitch_cdeg = a.pitch_cdeg,
-				      .yaw_cdeg = a.yaw_cdeg, .vel_n_m_s = vs->vel_ned_m_s[0],
+		struct df_xkf1 x1 = { .t_us = now_us, .roll_cdeg = cdeg(vs->roll_rad),
+				      .pitch_cdeg = cdeg(vs->pitch_rad),
+				      .yaw_cdeg = cdeg360(vs->yaw_rad), .vel_n_m_s = vs->vel_ned_m_s[0],
 				      .vel_e_m_s = vs->vel_ned_m_s[1], .vel_d_m_s = vs->vel_ned_m_s[2],
 				      .dpos_d_m_s = vs->vel_ned_m_s[2], .pos_n_m = ned[0],
 				      .pos_e_m = ned[1], .pos_d_m = ned[2],
@@ -230,7 +326,7 @@ void flight_records_write(uint64_t now_us)
 		log_write_pos(lp, &ps);
 		struct df_rc rcou = { .t_us = now_us }, rcin = { .t_us = now_us };
 		for (unsigned int i = 0; i < DF_RC_CHANNELS && i < SERVO_CHANNELS; i++)
-			rcou.ch_us[i] = po->pwm_us[i];
+			rcou.ch_us[i] = copter ? flight.co.pwm_us[i] : po->pwm_us[i];
 		for (unsigned int i = 0; i < DF_RC_CHANNELS && i < flight.rc.channel_count; i++)
 			rcin.ch_us[i] = flight.rc.channels_us[i];
 		log_write_rcou(lp, &rcou);

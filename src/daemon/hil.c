@@ -89,6 +89,7 @@ int hil_open(struct hil *h, const struct link_spec *spec, struct sensor_hub *hub
 {
 	memset(h, 0, sizeof(*h));
 	h->spec = *spec;
+	h->mav_type = MAV_TYPE_FIXED_WING;
 	h->hub = hub;
 	h->lockstep = lockstep;
 	mavlink_parser_init(&h->parser);
@@ -567,7 +568,7 @@ int hil_send_outputs(struct hil *h, bool armed, const struct servo_params *servo
 		if (h->hb_sent_ns && now - h->hb_sent_ns < 1000000000ull)
 			return 0;
 		h->hb_sent_ns = now;
-		struct mavlink_heartbeat hb = { .type = MAV_TYPE_FIXED_WING,
+		struct mavlink_heartbeat hb = { .type = h->mav_type,
 						.autopilot = MAV_AUTOPILOT_ARDUPILOTMEGA,
 						.mavlink_version = 3 };
 		mavlink_heartbeat_pack(&hb, payload);

@@ -90,6 +90,7 @@ enum hil_event {
 
 struct hil {
 	struct link_spec spec;
+	uint8_t mav_type;              /* our HEARTBEAT's type (hil_open: MAV_TYPE_FIXED_WING) */
 	struct udp_sock *sock;
 	struct udp_addr peer;
 	struct uart *uart;

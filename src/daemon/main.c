@@ -33,6 +33,7 @@
 #include "mavlink/gcs.h"
 #include "fulmar/board.h"
 #include "fulmar/clock.h"
+#include "param/param.h"
 #include "util/log.h"
 #include "util/spin.h"
 
@@ -698,6 +699,9 @@ int main(int argc, char **argv)
 			devices_close(&devs);
 			return EX_IOERR;
 		}
+		/* the simulator hears what flies (docs/hil.md) */
+		hil.mav_type = vehicle_mav_type(cfg.vehicle, cfg.vehicle == VEHICLE_COPTER ?
+						(int)param_get_by_name("FRAME_CLASS") : 0);
 	}
 	char version[96];
 	snprintf(version, sizeof(version), "fulmar %s board %s%s", FULMAR_VERSION, board->name,

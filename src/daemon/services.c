@@ -27,11 +27,9 @@
 #include "util/log.h"
 
 #define MAV_COMP_ID_AUTOPILOT1 1
-#define MAV_TYPE_FIXED_WING 1
 #define MAV_AUTOPILOT_ARDUPILOTMEGA 3
 #define MAV_MODE_FLAG_CUSTOM_MODE_ENABLED 1
 #define MAV_STATE_BOOT 1
-#define PLANE_MODE_INITIALISING 16
 #define GCS_PERIOD_US 20000u            /* the GCS services run at 50 Hz */
 #define PARAM_FILE_MAX (96 * 1024)
 #define MISSION_FILE_MAX (MISSION_MAX_ITEMS * 160 + 64)
@@ -132,7 +130,7 @@ static int load_file(const char *path, bool missing_ok, char *err, size_t err_le
 int services_params(const struct config *cfg, const char *load_params, char *err, size_t err_len)
 {
 	memset(&sv, 0, sizeof(sv));
-	param_init(PARAM_PLANE);
+	param_init(cfg->vehicle == VEHICLE_COPTER ? PARAM_COPTER : PARAM_PLANE);
 	if (mkdir(cfg->state_dir, 0750) == 0 || errno == EEXIST) {
 		snprintf(sv.param_path, sizeof(sv.param_path), "%s/fulmar.param", cfg->state_dir);
 	} else {
@@ -355,7 +353,7 @@ int services_links(const struct config *cfg, char *err, size_t err_len)
 	sv.gcs.rally = &sv.lists[LIST_RALLY].live;
 	sv.lists[LIST_FENCE].generation = &sv.gcs.fence_generation;
 	sv.lists[LIST_RALLY].generation = &sv.gcs.rally_generation;
-	vehicle_init(&sv.vehicle, VEHICLE_PLANE);
+	vehicle_init(&sv.vehicle, cfg->vehicle);
 	sv.gcs.vehicle = &sv.vehicle;
 	/* A serial link carries baud / 10 bytes a second (8N1): its streams fit in that. */
 	for (unsigned int i = 0; i < n; i++)
@@ -366,10 +364,11 @@ int services_links(const struct config *cfg, char *err, size_t err_len)
 	atomic_init(&sv.exit_request, GCS_EXIT_NONE);
 	/* Until the plane's modes exist, it says honestly that it is not ready to fly. */
 	sv.gcs.id = (struct gcs_identity){
-		.mav_type = MAV_TYPE_FIXED_WING,
+		.mav_type = vehicle_mav_type(cfg->vehicle, cfg->vehicle == VEHICLE_COPTER ?
+							   (int)param_get_by_name("FRAME_CLASS") : 0),
 		.autopilot = MAV_AUTOPILOT_ARDUPILOTMEGA,
 		.base_mode = MAV_MODE_FLAG_CUSTOM_MODE_ENABLED,
-		.custom_mode = PLANE_MODE_INITIALISING,
+		.custom_mode = sv.vehicle.mode,
 		.system_status = MAV_STATE_BOOT,
 	};
 	return 0;
@@ -414,7 +413,8 @@ static void fill_health(struct gcs_inputs *in, uint64_t now_us)
 			break;
 		}
 	}
-	const struct plane *pl = flight_plane();
+	if (isnan(in->throttle))
+		in->throttle = flight_copter_throttle();
 	const struct vehicle *v = &sv.vehicle;
 	const uint32_t need = VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID;
 	struct gcs_health_in h = {
@@ -424,12 +424,12 @@ static void fill_health(struct gcs_inputs *in, uint64_t now_us)
 		.gps_us = latest_us(SENSOR_GPS), .battery_us = latest_us(SENSOR_BATTERY),
 		.rc_us = latest_us(SENSOR_RC),
 		.gps_fix_type = in->gps.present ? in->gps.fix_type : 0,
-		.rc_bad = pl->rc_bad_since_us != 0,
+		.rc_bad = flight_rc_bad(),
 		.attitude_valid = (in->state.valid & VEHICLE_ATTITUDE_VALID) != 0,
 		.servo_outputs = in->servo.count > 0,
 		.log_wanted = sv.log_backend_idx >= 0 && param_get(sv.log_backend_idx) != 0.0f,
 		.log_ok = flightlog_main() != NULL,
-		.battery_failsafe = pl->batt_fs,
+		.battery_failsafe = flight_battery_failsafe(),
 		/* As vehicle_arm judges them (the mode's own needs apart). */
 		.prearm_ok = !v->initialising &&
 			     (sv.gcs.arming_check == 0 ||

@@ -78,6 +78,22 @@ uint32_t vehicle_guided_mode(enum vehicle_kind kind)
 	return kind == VEHICLE_COPTER ? COPTER_GUIDED : PLANE_GUIDED;
 }
 
+uint8_t vehicle_mav_type(enum vehicle_kind kind, int frame_class)
+{
+	if (kind != VEHICLE_COPTER)
+		return 1;    /* MAV_TYPE_FIXED_WING */
+	switch (frame_class) {
+	case 2:          /* hexa */
+	case 5:          /* Y6 */
+		return 13;   /* MAV_TYPE_HEXAROTOR */
+	case 3:          /* octa */
+	case 4:          /* octaquad */
+		return 14;   /* MAV_TYPE_OCTOROTOR */
+	default:         /* quad, and a class not set */
+		return 2;    /* MAV_TYPE_QUADROTOR */
+	}
+}
+
 void vehicle_update(struct vehicle *v, uint32_t valid, uint16_t mission_count)
 {
 	v->valid = valid;

@@ -112,6 +112,9 @@ void vehicle_init(struct vehicle *v, enum vehicle_kind kind);
 const char *vehicle_mode_name(enum vehicle_kind kind, uint32_t mode);
 /* The kind's GUIDED mode (DO_REPOSITION, SET_POSITION_TARGET_*). */
 uint32_t vehicle_guided_mode(enum vehicle_kind kind);
+/* HEARTBEAT's MAV_TYPE: FIXED_WING for a plane; for a copter its
+ * FRAME_CLASS's, as ArduCopter says it (quad 2, hexa and Y6 13, octa 14). */
+uint8_t vehicle_mav_type(enum vehicle_kind kind, int frame_class);
 /* What the estimator knows now (vehicle_state.valid) and how long the mission is. */
 void vehicle_update(struct vehicle *v, uint32_t valid, uint16_t mission_count);
 

@@ -43,6 +43,7 @@ static void test_config_defaults_follow_the_board(void **state)
 	assert_true(cfg.sched.realtime);
 	assert_int_equal(cfg.sched.cpu_dma_latency_us, 0);
 	assert_int_equal(cfg.log_level, LOG_LEVEL_INFO);
+	assert_int_equal(cfg.vehicle, VEHICLE_PLANE);
 }
 
 static void test_config_reads_every_kind_of_value(void **state)
@@ -54,6 +55,7 @@ static void test_config_reads_every_kind_of_value(void **state)
 			       "state_dir = /tmp/state\n"
 			       "log_dir=\"/tmp/logs dir\"\n"
 			       "log_level = debug\n"
+			       "vehicle = copter\n"
 			       "[sched]\n"
 			       "  realtime = off  \n"
 			       "priority_max = 0x30\n"
@@ -70,6 +72,7 @@ static void test_config_reads_every_kind_of_value(void **state)
 	assert_string_equal(cfg.state_dir, "/tmp/state");
 	assert_string_equal(cfg.log_dir, "/tmp/logs dir");
 	assert_int_equal(cfg.log_level, LOG_LEVEL_DEBUG);
+	assert_int_equal(cfg.vehicle, VEHICLE_COPTER);
 	assert_false(cfg.sched.realtime);
 	assert_int_equal(cfg.sched.priority_max, 48);
 	assert_int_equal(cfg.sched.cpu_dma_latency_us, -1);
@@ -80,7 +83,7 @@ static void test_config_reads_every_kind_of_value(void **state)
 	assert_int_equal(cfg.n_overrides, 1);
 	assert_string_equal(cfg.overrides[0].device, "telem");
 	assert_string_equal(cfg.overrides[0].value, "/dev/ttyS3");
-	assert_string_equal(cfg.overrides[0].where, "test.conf:19");
+	assert_string_equal(cfg.overrides[0].where, "test.conf:20");
 }
 
 /* Each bad file gives -EINVAL and one line naming file:line and the problem. */
@@ -96,6 +99,7 @@ static void test_config_rejects_bad_input_with_file_and_line(void **state)
 		{ "[thread.main]\nrate_hz = 12abc\n", "test.conf:2: rate_hz: '12abc'" },
 		{ "[thread.main]\nrate_hz = 0\n", "test.conf:2: rate_hz: '0'" },
 		{ "[daemon]\nlog_level = loud\n", "test.conf:2: log_level: 'loud' is not one of" },
+		{ "[daemon]\nvehicle = heli\n", "test.conf:2: vehicle: 'heli' is not one of plane, copter" },
 		{ "[daemon]\nstate_dir =\n", "test.conf:2: state_dir: path is empty" },
 		{ "realtime = true\n", "test.conf:1: 'realtime' is outside any [section]" },
 		{ "[sched]\nrealtime\n", "test.conf:2: expected 'key = value'" },
