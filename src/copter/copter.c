@@ -44,6 +44,12 @@ void copter_params_default(struct copter_params *p)
 	copter_motors_params_default(&p->mot);
 	copter_land_params_default(&p->land);
 	servo_params_default(&p->servo);
+	fence_params_default(&p->fence);
+	/* ArduCopter's: ceiling, circle and polygons; RTL or LAND; home a rally point, 0.3 km */
+	p->fence.fence_type = FENCE_TYPE_ALT_MAX | FENCE_TYPE_CIRCLE | FENCE_TYPE_POLYGON;
+	p->fence.fence_action = 1;
+	p->fence.rally_incl_home = 1;
+	p->fence.rally_limit_km = 0.3f;
 	/* ArduCopter's outputs: a quad's motors 1..4 on SERVO1..4, MOT_PWM_* their range */
 	for (int i = 0; i < SERVO_CHANNELS; i++)
 		p->servo.ch[i].servo_function = i < 4 ? (float)(COPTER_SERVO_FUNC_MOTOR1 + i) : 0.0f;
@@ -82,6 +88,7 @@ void copter_init(struct copter *c, struct vehicle *v)
 	c->v = v;
 	c->last_mode = v->mode;
 	c->switch_pos = -1;
+	c->rally_index = -1;
 	copter_atc_init(&c->atc);
 	copter_land_init(&c->land);
 }
@@ -327,15 +334,30 @@ static void start_rtl(struct copter *c, const struct copter_params *p,
 	target_now(c, m, here, &alt);
 	c->rtl_alt_m = fmaxf(p->rtl_alt * CM, m->alt_m + p->rtl_climb_min * CM);
 	c->rtl_alt_m = fmaxf(c->rtl_alt_m, alt);
+	/* the rally point nearest, at its height */
+	struct nav_wp pos = { in->vs.lat_deg, in->vs.lon_deg, in->vs.alt_rel_m }, rp;
+	uint16_t idx;
+	c->rally_index = -1;
+	c->rtl_ne_m[0] = c->rtl_ne_m[1] = 0.0f;
+	home_ne(c, in, c->rtl_ne_m);
+	if (m->pos_valid &&
+	    rally_select(&p->fence, in->rally, &in->home, in->home_alt_msl_m, &pos, &rp, &idx)) {
+		c->rally_index = idx;
+		ne_of(c, rp.lat_deg, rp.lon_deg, c->rtl_ne_m);
+		c->rtl_alt_m = fmaxf(rp.alt_rel_m, alt);
+	}
+	/* under the fence's ceiling */
+	const struct fence_params *fp = &p->fence;
+	if (fp->fence_enable != 0.0f && ((uint8_t)fp->fence_type & FENCE_TYPE_ALT_MAX))
+		c->rtl_alt_m = fminf(c->rtl_alt_m, fp->fence_alt_max - fp->fence_margin);
 	set_phase(c, COPTER_PHASE_RTL_CLIMB, in);
-	start_leg(c, p, m, here, c->rtl_alt_m, 0.0f);
+	start_leg(c, p, m, here, fmaxf(c->rtl_alt_m, alt), 0.0f);
 }
 
 static void rtl_next(struct copter *c, const struct copter_params *p,
 		     const struct vehicle_input *in, const struct copter_psc_meas *m)
 {
-	float h[2];
-	home_ne(c, in, h);
+	const float *h = c->rtl_ne_m;
 	switch (c->phase) {
 	case COPTER_PHASE_RTL_CLIMB:
 		set_phase(c, COPTER_PHASE_RTL_RETURN, in);
@@ -710,6 +732,78 @@ static void failsafes(struct copter *c, const struct copter_params *p,
 	}
 }
 
+/* ---- the geofence ---- */
+
+static const char *fence_name(uint8_t b)
+{
+	if (b & FENCE_TYPE_POLYGON)
+		return "polygon";
+	if (b & FENCE_TYPE_CIRCLE)
+		return "circle";
+	if (b & FENCE_TYPE_ALT_MAX)
+		return "max alt";
+	return "min alt";
+}
+
+/* A new breach: ArduCopter's FENCE_ACTION. */
+static void fence_act(struct copter *c, const struct copter_params *p,
+		      const struct vehicle_input *in, const struct copter_psc_meas *m,
+		      const struct sticks *s, uint8_t fresh, struct copter_output *out)
+{
+	int action = (int)p->fence.fence_action;
+	char what[48];
+	snprintf(what, sizeof(what), "Fence breached: %s", fence_name(fresh));
+	if (action == 0) {
+		snprintf(c->text, sizeof(c->text), "%s", what);
+		say(out, MAV_SEVERITY_CRITICAL, c->text);
+		return;
+	}
+	if (action == 4 && !c->land.landed && c->v->mode != COPTER_LAND) {
+		char why[96];
+		if (vehicle_set_mode(c->v, COPTER_BRAKE, why, sizeof(why)) == 0) {
+			snprintf(c->text, sizeof(c->text), "%s: BRAKE", what);
+			say(out, MAV_SEVERITY_CRITICAL, c->text);
+			return;
+		}
+	}
+	failsafe_act(c, in, m, s, action == 2 || action == 4 || action == 5 ? FS_ACT_LAND : FS_ACT_RTL,
+		     what, out);
+}
+
+/*
+ * Judged while FENCE_ENABLE, armed, not landed, with a home and a position.
+ * A type newly breached takes FENCE_ACTION once; the breach ends when no
+ * type is breached.
+ */
+static void fence_step(struct copter *c, const struct copter_params *p,
+		       const struct vehicle_input *in, const struct copter_psc_meas *m,
+		       struct copter_output *out)
+{
+	bool on = p->fence.fence_enable != 0.0f && c->v->armed && in->home_set && m->pos_valid &&
+		  !c->land.landed;
+	uint8_t b = 0, margin = 0;
+	if (on) {
+		struct nav_wp pos = { in->vs.lat_deg, in->vs.lon_deg, in->vs.alt_rel_m };
+		b = fence_breaches(&p->fence, in->fence, &in->home, &pos, &margin);
+	}
+	uint8_t fresh = b & (uint8_t)~c->fence_breaches;
+	uint8_t was = c->fence_breaches;
+	c->fence_breaches = b;
+	c->fence_margins = margin;
+	if (fresh) {
+		if (!was)
+			c->fence_breach_count++;
+		out->fence_event = true;
+		out->fence_code = b;
+		struct sticks s = read_sticks(c, p, in);
+		fence_act(c, p, in, m, &s, fresh, out);
+	} else if (was && !b) {
+		out->fence_event = true;
+		out->fence_code = 0;
+		say(out, MAV_SEVERITY_INFO, "Fence breach cleared");
+	}
+}
+
 /* ---- arming ---- */
 
 static void prearm(struct copter *c, const struct vehicle_input *in)
@@ -1050,6 +1144,7 @@ void copter_step(struct copter *c, const struct copter_params *p, const struct v
 		}
 	}
 	failsafes(c, p, in, &m, out);
+	fence_step(c, p, in, &m, out);
 	s = read_sticks(c, p, in);
 	stick_arming(c, p, in, &s, out);
 	if (!c->v->armed) {

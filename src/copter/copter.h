@@ -49,6 +49,12 @@
  * Crash detection (FS_CRASH_CHECK, land_detect.h) disarms ("Crash:
  * Disarming").
  *
+ * Geofence (FENCE_ENABLE, FENCE_TYPE, src/vehicle/fence.h), judged armed and
+ * not landed: a new breach takes ArduCopter's FENCE_ACTION: 0 report, 1 RTL
+ * (LAND when RTL cannot fly), 2 LAND, 3 RTL, 4 BRAKE, 5 LAND; disarm when
+ * landed. RTL stays FENCE_MARGIN under a ceiling, and returns to the rally
+ * point rally_select picks (RALLY_INCL_HOME, RALLY_LIMIT_KM) at its height.
+ *
  * Failsafes (ArduCopter's parameters; the action said in out->text):
  *   RC     frames stop for RC_FS_TIMEOUT (1 s) or the throttle pulse is under
  *          FS_THR_VALUE with FS_THR_ENABLE: 1 RTL, 3 LAND; LAND when RTL
@@ -76,6 +82,7 @@
 #include "copter/psc.h"
 #include "copter/wpnav.h"
 #include "nav/nav_geo.h"
+#include "vehicle/fence.h"
 #include "vehicle/vehicle.h"
 
 /* Field names are ArduCopter's parameter names in lower case. */
@@ -86,6 +93,7 @@ struct copter_params {
 	struct copter_motors_params mot;
 	struct copter_land_params land;
 	struct servo_params servo;          /* SERVOn_FUNCTION (33..38 motors), _TRIM */
+	struct fence_params fence;          /* FENCE_* (FENCE_ACTION: ArduCopter's values) and RALLY_* */
 	float fltmode_ch;                   /* 5..8 */
 	float fltmode[6];                   /* FLTMODE1..6 */
 	float thr_dz;                       /* throttle deadzone about mid-stick, 0..1000 */
@@ -133,7 +141,7 @@ struct copter_output {
 	bool reached;
 	uint16_t reached_seq;
 	bool disarmed_after_landing;
-	bool fence_event;                   /* never set: the copter does not judge the fence yet */
+	bool fence_event;                   /* a breach began (fence_code: its types) or ended (0) */
 	uint8_t fence_code;
 	bool home_changed;                  /* DO_SET_HOME: the owner moves home to home's */
 	struct nav_wp home;                 /* lat/lon (alt_rel_m unused) ... */
@@ -184,6 +192,7 @@ struct copter {
 	float circle_total_rad, circle_goal_rad;
 	int circle_dir;
 	float rtl_alt_m;                    /* the return height */
+	float rtl_ne_m[2];                  /* where RTL returns to: home or a rally point */
 	bool auto_armed;                    /* ArduCopter's: the throttle was raised since arming */
 	bool takeoff_pending;               /* the pilot modes: lifting off */
 	uint32_t guided_gen;
@@ -194,6 +203,10 @@ struct copter {
 	bool rc_fs, gcs_fs, batt_fs, ekf_fs;
 	uint64_t batt_low_since_us;
 	uint64_t pos_lost_since_us;
+	uint8_t fence_breaches;             /* FENCE_TYPE bits breached now */
+	uint8_t fence_margins;              /* ... within FENCE_MARGIN of their boundary */
+	uint16_t fence_breach_count;
+	int rally_index;                    /* the rally point RTL flies to, -1 home */
 	double origin_lat_deg, origin_lon_deg;
 	bool origin_set;
 	char text[96];

@@ -45,6 +45,7 @@ struct rig {
 	struct vehicle_input in;
 	struct copter_output out;
 	struct mission mission;
+	struct mission rally;
 	uint64_t now_us;
 	uint16_t rc_us[8];
 	bool rc_on;
@@ -60,6 +61,8 @@ struct rig {
 	int dead_motor;           /* this motor (0..) gives nothing; -1 none */
 	bool home_changed;
 	struct nav_wp new_home;
+	int fence_events;
+	uint8_t fence_code;
 	uint64_t gcs_us;          /* the ground station's last heartbeat */
 };
 
@@ -102,6 +105,7 @@ static void rig_init_frame(struct rig *r, const char *airframe)
 	r->now_us = 1000000;
 	r->dead_motor = -1;
 	mission_clear(&r->mission);
+	mission_clear(&r->rally);
 }
 
 static void rig_init(struct rig *r)
@@ -163,6 +167,7 @@ static void step(struct rig *r)
 	in->batt_voltage_v = (float)r->st.batt_voltage_v;
 	in->batt_used_mah = (float)(r->st.batt_used_ah * 1000.0);
 	in->mission = &r->mission;
+	in->rally = &r->rally;
 	in->gcs_heartbeat_us = r->gcs_us;
 	in->home_set = true;
 	in->home = (struct nav_wp){ r->home.lat_deg, r->home.lon_deg, 0.0f };
@@ -176,6 +181,10 @@ static void step(struct rig *r)
 	if (r->out.reached && r->n_reached < 32)
 		r->reached[r->n_reached++] = r->out.reached_seq;
 	r->disarmed_after_landing |= r->out.disarmed_after_landing;
+	if (r->out.fence_event) {
+		r->fence_events++;
+		r->fence_code = r->out.fence_code;
+	}
 	if (r->out.home_changed) {
 		r->home_changed = true;
 		r->new_home = r->out.home;
@@ -778,6 +787,48 @@ static void test_copter_flies_a_hexa(void **state)
 		assert_int_equal(r.out.pwm_us[k], copter_motors_pwm(&r.p.mot, r.out.actuator[k]));
 }
 
+static void test_copter_fence_breach_returns_to_the_rally_point(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	r.p.fence.fence_enable = 1;
+	r.p.fence.fence_type = FENCE_TYPE_CIRCLE;
+	r.p.fence.fence_radius = 40;
+	/* a rally point 35 m north, 10 m east: nearer than home once past the fence */
+	struct mission_item *rp = &r.rally.items[r.rally.count++];
+	memset(rp, 0, sizeof(*rp));
+	rp->command = RALLY_CMD_POINT;
+	rp->frame = 3;
+	struct sim_lla l = sim_ned_to_lla(&r.home, v3_make(35, 10, 0));
+	rp->x = (int32_t)lround(l.lat_deg * 1e7);
+	rp->y = (int32_t)lround(l.lon_deg * 1e7);
+	rp->z = 12;
+	fly(&r, 0.5);
+	loiter_takeoff(&r);
+	r.rc_us[CH_PITCH] = 1100;
+	for (int i = 0; i < 400 * 30 && r.v.mode == COPTER_LOITER; i++)
+		step(&r);
+	r.rc_us[CH_PITCH] = 1500;
+	double at = dist_home(&r);
+	print_message("fence: breached %.2f m from home\n", at);
+	assert_int_equal(r.v.mode, COPTER_RTL);
+	assert_true(said(&r, "Fence breached: circle: RTL"));
+	assert_true(at > 40.0 && at < 42.0);
+	assert_int_equal(r.fence_events, 1);
+	assert_int_equal(r.fence_code, FENCE_TYPE_CIRCLE);
+	assert_int_equal(r.c.rally_index, 0);
+	for (int i = 0; i < 400 * 90 && r.v.armed; i++)
+		step(&r);
+	double off = hypot(r.st.pos_ned_m.x - 35.0, r.st.pos_ned_m.y - 10.0);
+	print_message("fence: RTL landed %.2f m from the rally point\n", off);
+	assert_false(r.v.armed);
+	assert_true(off < 1.0);
+	/* the breach cleared (the stop just outside the circle may breach it again once) */
+	assert_true(r.fence_events >= 2 && r.fence_events % 2 == 0);
+	assert_int_equal(r.fence_code, 0);
+}
+
 /* The pulses: motors 1..4 on SERVO1..4 by their functions, the rest at trim. */
 static void test_copter_outputs_follow_servo_functions(void **state)
 {
@@ -818,6 +869,7 @@ int main(void)
 		cmocka_unit_test(test_copter_gcs_and_rc_failsafes_pick_rtl_land_or_disarm),
 		cmocka_unit_test(test_copter_crash_check_disarms_after_a_motor_fails),
 		cmocka_unit_test(test_copter_flies_a_hexa),
+		cmocka_unit_test(test_copter_fence_breach_returns_to_the_rally_point),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
