@@ -135,6 +135,13 @@ static void say(struct copter_output *out, int severity, const char *text)
 	out->text_severity = severity;
 }
 
+/* Seconds since t_us; a time a moment ahead of now (stamped at its source
+ * after the loop read its clock) is 0 old. */
+static float age_s(uint64_t now_us, uint64_t t_us)
+{
+	return t_us >= now_us ? 0.0f : (float)((double)(now_us - t_us) * 1e-6);
+}
+
 static float stick(const struct rc_frame *rc, unsigned int ch)
 {
 	if (ch >= rc->channel_count)
@@ -159,8 +166,7 @@ static struct sticks read_sticks(const struct copter *c, const struct copter_par
 				 const struct vehicle_input *in)
 {
 	struct sticks s = { 0 };
-	s.live = in->rc_seen && !c->rc_fs &&
-		 (double)(in->now_us - in->rc.timestamp_us) * 1e-6 < (double)p->rc_fs_timeout;
+	s.live = in->rc_seen && !c->rc_fs && age_s(in->now_us, in->rc.timestamp_us) < p->rc_fs_timeout;
 	if (!s.live)
 		return s;
 	s.roll = stick(&in->rc, 0);
@@ -654,8 +660,7 @@ static void failsafes(struct copter *c, const struct copter_params *p,
 {
 	/* RC: frames stopped, the receiver's failsafe, or the throttle under FS_THR_VALUE. */
 	if (in->rc_seen && p->fs_thr_enable != 0.0f) {
-		bool stale = (double)(in->now_us - in->rc.timestamp_us) * 1e-6 >=
-			     (double)p->rc_fs_timeout;
+		bool stale = age_s(in->now_us, in->rc.timestamp_us) >= p->rc_fs_timeout;
 		bool low = !stale && (in->rc.failsafe || (in->rc.channel_count >= 3 &&
 							  in->rc.channels_us[2] < p->fs_thr_value));
 		if (low && !c->rc_bad_since_us)
@@ -666,8 +671,12 @@ static void failsafes(struct copter *c, const struct copter_params *p,
 		if (bad && !c->rc_fs) {
 			c->rc_fs = true;
 			struct sticks none = { 0 };
-			failsafe_act(c, in, m, &none, p->fs_thr_enable == 3.0f ? FS_ACT_LAND : FS_ACT_RTL,
-				     "Radio Failsafe", out);
+			if (p->fs_thr_enable == 2.0f && c->v->mode == COPTER_AUTO && !c->land.landed)
+				say(out, MAV_SEVERITY_CRITICAL, "Radio Failsafe: continuing AUTO");
+			else
+				failsafe_act(c, in, m, &none,
+					     p->fs_thr_enable == 3.0f ? FS_ACT_LAND : FS_ACT_RTL,
+					     "Radio Failsafe", out);
 		} else if (!bad && c->rc_fs) {
 			c->rc_fs = false;
 			say(out, MAV_SEVERITY_INFO, "Radio Failsafe Cleared");
@@ -676,11 +685,15 @@ static void failsafes(struct copter *c, const struct copter_params *p,
 	struct sticks s = read_sticks(c, p, in);
 	/* GCS: heartbeats stopped after there were some. */
 	if (p->fs_gcs_enable != 0.0f && in->gcs_heartbeat_us) {
-		bool lost = (double)(in->now_us - in->gcs_heartbeat_us) * 1e-6 >= (double)p->fs_gcs_timeout;
+		bool lost = age_s(in->now_us, in->gcs_heartbeat_us) >= p->fs_gcs_timeout;
 		if (lost && !c->gcs_fs) {
 			c->gcs_fs = true;
-			failsafe_act(c, in, m, &s, p->fs_gcs_enable == 5.0f ? FS_ACT_LAND : FS_ACT_RTL,
-				     "GCS Failsafe", out);
+			if (p->fs_gcs_enable == 2.0f && c->v->mode == COPTER_AUTO && !c->land.landed)
+				say(out, MAV_SEVERITY_CRITICAL, "GCS Failsafe: continuing AUTO");
+			else
+				failsafe_act(c, in, m, &s,
+					     p->fs_gcs_enable == 5.0f ? FS_ACT_LAND : FS_ACT_RTL,
+					     "GCS Failsafe", out);
 		} else if (!lost && c->gcs_fs) {
 			c->gcs_fs = false;
 			say(out, MAV_SEVERITY_INFO, "GCS Failsafe Cleared");

@@ -57,11 +57,13 @@
  *
  * Failsafes (ArduCopter's parameters; the action said in out->text):
  *   RC     frames stop for RC_FS_TIMEOUT (1 s) or the throttle pulse is under
- *          FS_THR_VALUE with FS_THR_ENABLE: 1 RTL, 3 LAND; LAND when RTL
+ *          FS_THR_VALUE with FS_THR_ENABLE: 1 RTL, 2 AUTO goes on (else
+ *          RTL), 3 LAND; LAND when RTL
  *          cannot fly (no home, no position) or within 5 m of home; disarm
  *          when landed or in STABILIZE with the throttle at its bottom.
  *   GCS    heartbeats (after a first) stop for FS_GCS_TIMEOUT with
- *          FS_GCS_ENABLE: 1 RTL, 5 LAND (the same fall-backs).
+ *          FS_GCS_ENABLE: 1 RTL, 2 AUTO goes on (else RTL), 5 LAND (the
+ *          same fall-backs).
  *   battery  under BATT_LOW_VOLT for BATT_LOW_TIMER s, or BATT_LOW_MAH used:
  *          BATT_FS_LOW_ACT 0 warn, 1 LAND, 2 RTL. Once.
  *   EKF    FS_EKF_ACTION (1 LAND, 2 ALT_HOLD, 3 LAND in any mode): the input

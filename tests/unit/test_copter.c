@@ -64,6 +64,7 @@ struct rig {
 	int fence_events;
 	uint8_t fence_code;
 	uint64_t gcs_us;          /* the ground station's last heartbeat */
+	uint64_t rc_ahead_us;     /* frames stamped this far after the loop's clock */
 };
 
 static double density(void)
@@ -159,7 +160,7 @@ static void step(struct rig *r)
 	in->estimator_converged = true;
 	in->gps_fix = r->pos_valid;
 	if (r->rc_on) {
-		in->rc.timestamp_us = r->now_us;
+		in->rc.timestamp_us = r->now_us + r->rc_ahead_us;
 		in->rc.channel_count = 8;
 		memcpy(in->rc.channels_us, r->rc_us, sizeof(r->rc_us));
 		in->rc_seen = true;
@@ -829,6 +830,23 @@ static void test_copter_fence_breach_returns_to_the_rally_point(void **state)
 	assert_int_equal(r.fence_code, 0);
 }
 
+/* A frame stamped at its source after the loop read its clock is fresh,
+ * not 584 thousand years old. */
+static void test_copter_rc_stamped_ahead_of_the_loop_is_fresh(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	r.rc_ahead_us = 700;
+	fly(&r, 0.5);
+	arm_by_sticks(&r);
+	r.rc_us[CH_THR] = 1600;
+	fly(&r, 3.0);
+	assert_true(r.v.armed);
+	assert_false(said(&r, "Radio Failsafe"));
+	assert_true(alt(&r) > 1.0);
+}
+
 /* The pulses: motors 1..4 on SERVO1..4 by their functions, the rest at trim. */
 static void test_copter_outputs_follow_servo_functions(void **state)
 {
@@ -870,6 +888,7 @@ int main(void)
 		cmocka_unit_test(test_copter_crash_check_disarms_after_a_motor_fails),
 		cmocka_unit_test(test_copter_flies_a_hexa),
 		cmocka_unit_test(test_copter_fence_breach_returns_to_the_rally_point),
+		cmocka_unit_test(test_copter_rc_stamped_ahead_of_the_loop_is_fresh),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
