@@ -860,17 +860,6 @@ static void stick_arming(struct copter *c, const struct copter_params *p,
 
 /* ---- the step ---- */
 
-/* What a mode asks of the controllers this step. */
-struct demand {
-	bool fly;                 /* airborne or taking off: throttle unlimited */
-	bool psc;                 /* the position controller makes lean and throttle */
-	bool landing;
-	float roll_cd, pitch_cd;  /* without psc */
-	float throttle;           /* without psc (STABILIZE) */
-	bool yaw_rate;            /* yaw_rate_cds, else c->yaw_cd */
-	float yaw_rate_cds;
-	float climb_target_m_s;   /* for the throttle mix */
-};
 
 static void z_climb(struct copter *c, const struct copter_params *p, float climb, bool force,
 		    enum copter_wpnav_use use, float dt)
@@ -931,7 +920,7 @@ static void fly_circle(struct copter *c, const struct copter_params *p, float dt
 
 /* The land phase: hold the point (when there is a position), descend. */
 static void fly_land(struct copter *c, const struct copter_params *p,
-		     const struct vehicle_input *in, float dt, struct demand *d)
+		     const struct vehicle_input *in, float dt, struct copter_demand *d)
 {
 	xy_loiter(c, p, NULL, in, dt);
 	float climb = copter_wpnav_land_climb_rate(&p->wpnav, &p->psc, in->vs.alt_rel_m);
@@ -944,7 +933,7 @@ static void fly_land(struct copter *c, const struct copter_params *p,
 /* The auto modes' work this step: AUTO's items, RTL, LAND, GUIDED, BRAKE. */
 static void run_phase(struct copter *c, const struct copter_params *p,
 		      const struct vehicle_input *in, const struct copter_psc_meas *m, float dt,
-		      struct demand *d, struct copter_output *out)
+		      struct copter_demand *d, struct copter_output *out)
 {
 	double in_phase_s = (double)(in->now_us - c->phase_us) * 1e-6;
 	switch (c->phase) {
@@ -1014,7 +1003,7 @@ static void run_phase(struct copter *c, const struct copter_params *p,
 
 static void mode_demand(struct copter *c, const struct copter_params *p,
 			const struct vehicle_input *in, const struct copter_psc_meas *m,
-			const struct sticks *s, float dt, struct demand *d, struct copter_output *out)
+			const struct sticks *s, float dt, struct copter_demand *d, struct copter_output *out)
 {
 	uint32_t mode = c->v->mode;
 	float angle_max = p->atc.angle_max;
@@ -1166,16 +1155,29 @@ void copter_step(struct copter *c, const struct copter_params *p, const struct v
 		/* ArduCopter's auto_armed: AUTO waits for the throttle (without RC: at once) */
 		c->auto_armed = true;
 	}
+	bool mode_changed_now = false;
 	if (c->v->mode != c->last_mode) {
 		c->last_mode = c->v->mode;
 		enter_mode(c, p, in, &m, out);
 		c->last_mode = c->v->mode;
+		mode_changed_now = true;
 	}
 
 	/* what the mode flies */
-	struct demand d = { 0 };
-	if (!c->v->initialising && (vs->valid & VEHICLE_ATTITUDE_VALID))
-		mode_demand(c, p, in, &m, &s, dt, &d, out);
+	/* An overloaded loop defers navigation (the mode's targets and the
+	 * position controller) in the modes that navigate: the step flies the
+	 * last navigation's demand and output, and the next navigation runs
+	 * over the time it missed. */
+	struct copter_demand d = { 0 };
+	bool defer = in->nav_deferred && c->nav_last_ok && c->psc_running && !mode_changed_now &&
+		     copter_mode_navigates(c->v->mode);
+	float nav_dt = dt + c->nav_wait_s;
+	if (defer) {
+		d = c->nav_demand;
+		c->nav_wait_s += dt;
+	} else if (!c->v->initialising && (vs->valid & VEHICLE_ATTITUDE_VALID)) {
+		mode_demand(c, p, in, &m, &s, nav_dt, &d, out);
+	}
 	bool armed = c->v->armed;
 	bool fly = armed && d.fly;
 	enum copter_spool spool = c->motors.spool;
@@ -1190,12 +1192,23 @@ void copter_step(struct copter *c, const struct copter_params *p, const struct v
 	}
 	if (!fly || !d.psc)
 		c->psc_running = false;
+	/* a navigation to fly again from the next step on: this mode's, running */
+	c->nav_last_ok = c->psc_running && !mode_changed_now && c->v->mode == c->last_mode;
+	if (!c->psc_running)
+		c->nav_wait_s = 0.0f;
 
 	float roll_cd = d.roll_cd, pitch_cd = d.pitch_cd, throttle = d.throttle;
 	bool boost = true;
 	if (c->psc_running) {
-		struct copter_psc_in pin = { .throttle_hover = hover, .limit = c->limit };
-		copter_psc_update(&c->psc, &p->psc, &m, &pin, dt, &out->psc);
+		if (defer) {
+			out->psc = c->nav_psc_out;
+		} else {
+			struct copter_psc_in pin = { .throttle_hover = hover, .limit = c->limit };
+			copter_psc_update(&c->psc, &p->psc, &m, &pin, nav_dt, &out->psc);
+			c->nav_wait_s = 0.0f;
+			c->nav_psc_out = out->psc;
+			c->nav_demand = d;
+		}
 		out->psc_active = true;
 		out->psc_xy = c->psc.xy;
 		out->psc_z = c->psc.z;

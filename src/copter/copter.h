@@ -165,6 +165,18 @@ enum copter_phase {
 	COPTER_PHASE_DONE,                  /* the mission is over: holding */
 };
 
+/* What a mode asks of the controllers this step. */
+struct copter_demand {
+	bool fly;                 /* airborne or taking off: throttle unlimited */
+	bool psc;                 /* the position controller makes lean and throttle */
+	bool landing;
+	float roll_cd, pitch_cd;  /* without psc */
+	float throttle;           /* without psc (STABILIZE) */
+	bool yaw_rate;            /* yaw_rate_cds, else c->yaw_cd */
+	float yaw_rate_cds;
+	float climb_target_m_s;   /* for the throttle mix */
+};
+
 struct copter {
 	struct vehicle *v;
 	uint32_t last_mode;
@@ -180,6 +192,12 @@ struct copter {
 	struct copter_wpnav_leg leg;
 	struct copter_wpnav_loiter loiter;
 	bool psc_running;                   /* the position controller flies the vehicle */
+	/* vehicle_input.nav_deferred: the last navigation's demand and output,
+	 * flown again while it is deferred, and the time it missed */
+	struct copter_demand nav_demand;
+	struct copter_psc_out nav_psc_out;
+	bool nav_last_ok;
+	float nav_wait_s;
 	float yaw_cd;                       /* the heading target of the auto modes */
 	bool yaw_fixed;                     /* CONDITION_YAW's, until the next nav item */
 	/* the mode's work */
@@ -221,8 +239,8 @@ void copter_init(struct copter *c, struct vehicle *v);
 void copter_step(struct copter *c, const struct copter_params *p, const struct vehicle_input *in,
 		 struct copter_output *out);
 /* Whether mode flies on the position controller: the work
- * vehicle_input.nav_deferred may defer (the copter does not defer yet: its
- * position controller runs every step). */
+ * vehicle_input.nav_deferred defers (the mode's targets and the position
+ * controller; the attitude and rate loops and the mixer run every step). */
 bool copter_mode_navigates(uint32_t mode);
 /* The position (0..5) of the mode switch's pulse (ArduCopter's six bands). */
 int copter_switch_position(uint16_t pwm_us);

@@ -65,6 +65,8 @@ struct rig {
 	uint8_t fence_code;
 	uint64_t gcs_us;          /* the ground station's last heartbeat */
 	uint64_t rc_ahead_us;     /* frames stamped this far after the loop's clock */
+	int defer_every;          /* navigation deferred on all but every n-th step; 0 never */
+	long steps;
 };
 
 static double density(void)
@@ -173,6 +175,8 @@ static void step(struct rig *r)
 	in->home_set = true;
 	in->home = (struct nav_wp){ r->home.lat_deg, r->home.lon_deg, 0.0f };
 	in->home_alt_msl_m = (float)HOME_ALT_M;
+	in->nav_deferred = r->defer_every > 0 && r->steps % r->defer_every != 0;
+	r->steps++;
 	vehicle_update(&r->v, in->vs.valid, r->mission.count);
 	copter_step(&r->c, &r->p, in, &r->out);
 	if (r->out.text && r->n_texts < 16) {
@@ -329,11 +333,11 @@ static double xtrack(double an, double ae, double bn, double be, double pn, doub
 	return fabs(((pn - an) * de - (pe - ae) * dn) / l);
 }
 
-static void test_copter_flies_the_auto_square_then_rtl_and_lands_at_home(void **state)
+static void fly_square(int defer_every)
 {
-	(void)state;
 	static struct rig r;
 	rig_init(&r);
+	r.defer_every = defer_every;
 	add_item(&r, 16, 0, 0, 0, 0, 0, 0);                  /* home */
 	add_item(&r, 22, 0, 0, 0, 0, 0, 20);                 /* 1 takeoff to 20 m */
 	add_item(&r, 178, 0, 5, 0, 0, 0, 0);                 /* 2 5 m/s */
@@ -402,6 +406,20 @@ static void test_copter_flies_the_auto_square_then_rtl_and_lands_at_home(void **
 		assert_int_equal(r.reached[i], want[i]);
 	/* the legs at 5 m/s: 240 m of square take about 50-70 s */
 	assert_true(t > 80.0 && t < 200.0);
+}
+
+static void test_copter_flies_the_auto_square_then_rtl_and_lands_at_home(void **state)
+{
+	(void)state;
+	fly_square(0);
+}
+
+/* An overloaded loop: navigation runs one step in three (133 Hz), the
+ * attitude and rate loops every step. */
+static void test_copter_flies_the_square_with_navigation_deferred(void **state)
+{
+	(void)state;
+	fly_square(3);
 }
 
 /* Up in LOITER from the ground to about 10 m. */
@@ -877,6 +895,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_copter_arms_from_the_sticks_and_flies_stabilize_and_alt_hold),
 		cmocka_unit_test(test_copter_flies_the_auto_square_then_rtl_and_lands_at_home),
+		cmocka_unit_test(test_copter_flies_the_square_with_navigation_deferred),
 		cmocka_unit_test(test_copter_loiter_holds_its_position_in_wind),
 		cmocka_unit_test(test_copter_rc_loss_returns_home_and_lands),
 		cmocka_unit_test(test_copter_low_battery_lands_where_it_is),
