@@ -78,6 +78,7 @@ void copter_params_default(struct copter_params *p)
 	p->circle_rate = 20;
 	p->wp_yaw_behavior = 2;
 	p->disarm_delay = 10;
+	p->land_repositions = 1;
 	p->arming_check = 1;
 	p->arming_rudder = 2;
 }
@@ -920,9 +921,12 @@ static void fly_circle(struct copter *c, const struct copter_params *p, float dt
 
 /* The land phase: hold the point (when there is a position), descend. */
 static void fly_land(struct copter *c, const struct copter_params *p,
-		     const struct vehicle_input *in, float dt, struct copter_demand *d)
+		     const struct vehicle_input *in, const struct sticks *s, float dt,
+		     struct copter_demand *d)
 {
-	xy_loiter(c, p, NULL, in, dt);
+	/* LAND_REPOSITION: the pilot's sticks move the point, as LOITER's */
+	bool pilot = p->land_repositions != 0.0f && s && s->live;
+	xy_loiter(c, p, pilot ? s : NULL, in, dt);
 	float climb = copter_wpnav_land_climb_rate(&p->wpnav, &p->psc, in->vs.alt_rel_m);
 	z_climb(c, p, climb, true, COPTER_WPNAV_LAND, dt);
 	d->landing = true;
@@ -932,8 +936,9 @@ static void fly_land(struct copter *c, const struct copter_params *p,
 
 /* The auto modes' work this step: AUTO's items, RTL, LAND, GUIDED, BRAKE. */
 static void run_phase(struct copter *c, const struct copter_params *p,
-		      const struct vehicle_input *in, const struct copter_psc_meas *m, float dt,
-		      struct copter_demand *d, struct copter_output *out)
+		      const struct vehicle_input *in, const struct copter_psc_meas *m,
+		      const struct sticks *s, float dt, struct copter_demand *d,
+		      struct copter_output *out)
 {
 	double in_phase_s = (double)(in->now_us - c->phase_us) * 1e-6;
 	switch (c->phase) {
@@ -988,7 +993,7 @@ static void run_phase(struct copter *c, const struct copter_params *p,
 		d->climb_target_m_s = c->leg.v_m_s * c->leg.unit[2];
 		break;
 	case COPTER_PHASE_LAND:
-		fly_land(c, p, in, dt, d);
+		fly_land(c, p, in, s, dt, d);
 		return;
 	case COPTER_PHASE_DONE:
 		xy_loiter(c, p, NULL, in, dt);
@@ -1062,7 +1067,7 @@ static void mode_demand(struct copter *c, const struct copter_params *p,
 		d->yaw_rate = false;
 		d->fly = !c->land.landed;
 		if (c->phase == COPTER_PHASE_LEG || (c->phase == COPTER_PHASE_HOLD && c->v->guided.generation)) {
-			run_phase(c, p, in, m, dt, d, out);
+			run_phase(c, p, in, m, s, dt, d, out);
 		} else {
 			xy_loiter(c, p, NULL, in, dt);
 			z_climb(c, p, 0.0f, false, COPTER_WPNAV_PILOT, dt);
@@ -1079,7 +1084,7 @@ static void mode_demand(struct copter *c, const struct copter_params *p,
 			c->item = 1;
 			auto_advance(c, p, in, m, out);
 		}
-		run_phase(c, p, in, m, dt, d, out);
+		run_phase(c, p, in, m, s, dt, d, out);
 		if (c->phase == COPTER_PHASE_DONE || c->phase == COPTER_PHASE_RTL_FINAL ||
 		    c->phase == COPTER_PHASE_HOLD)
 			d->fly = !c->land.landed;

@@ -38,7 +38,8 @@
  *              with 0 lands and disarms.
  *   LAND       descends at LAND_SPEED_HIGH (0: WPNAV_SPEED_DN) down to
  *              LAND_ALT_LOW above home, then LAND_SPEED; holds its position
- *              when it has one, else level; disarms once landed.
+ *              when it has one (LAND_REPOSITION: the sticks move it, as
+ *              LOITER's), else level; disarms once landed.
  *   BRAKE      stops at BRAKE_MODE_DECEL_RATE (7.5 m/s/s) and holds.
  *
  * Arming from the sticks (ARMING_RUDDER, ArduCopter's default 2): throttle
@@ -116,6 +117,7 @@ struct copter_params {
 	float circle_rate;                  /* deg/s */
 	float wp_yaw_behavior;              /* 0 hold heading, else face the next waypoint */
 	float disarm_delay;                 /* s, 0: not */
+	float land_repositions;             /* LAND_REPOSITION: 1 the sticks move a landing */
 	float arming_check, arming_rudder;
 };
 

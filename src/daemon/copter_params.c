@@ -80,6 +80,7 @@ const struct copter_param_bind copter_param_binds[] = {
 	{ "FS_THR_ENABLE", 1, { offsetof(struct copter_params, fs_thr_enable) } },
 	{ "FS_THR_VALUE", 1, { offsetof(struct copter_params, fs_thr_value) } },
 	{ "LAND_ALT_LOW", 1, { offsetof(struct copter_params, wpnav.land_alt_low) } },
+	{ "LAND_REPOSITION", 1, { offsetof(struct copter_params, land_repositions) } },
 	{ "LAND_SPEED", 1, { offsetof(struct copter_params, wpnav.land_speed) } },
 	{ "LAND_SPEED_HIGH", 1, { offsetof(struct copter_params, wpnav.land_speed_high) } },
 	{ "LOIT_ACC_MAX", 1, { offsetof(struct copter_params, wpnav.loit_acc_max) } },

@@ -233,6 +233,8 @@ const struct param_def param_table[] = {
 	  "Landing: flare this long before touchdown", PARAM_PLANE },
 	{ "LAND_PITCH_CD", PARAM_INT16, 0, -2000, 2000, "cdeg",
 	  "Lowest pitch in the flare", PARAM_PLANE },
+	{ "LAND_REPOSITION", PARAM_INT8, 1, 0, 1, "",
+	  "1: the pilot's sticks move the point a landing descends to", PARAM_COPTER },
 	{ "LAND_SPEED", PARAM_INT16, 50, 30, 200, "cm/s",
 	  "LAND's final descent rate", PARAM_COPTER },
 	{ "LAND_SPEED_HIGH", PARAM_INT16, 0, 0, 500, "cm/s",

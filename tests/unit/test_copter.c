@@ -865,6 +865,38 @@ static void test_copter_rc_stamped_ahead_of_the_loop_is_fresh(void **state)
 	assert_true(alt(&r) > 1.0);
 }
 
+/* LAND_REPOSITION: the sticks move the point LAND descends to (1), or not (0). */
+static double land_with_roll_stick(float land_reposition)
+{
+	static struct rig r;
+	rig_init(&r);
+	r.p.land_repositions = land_reposition;
+	fly(&r, 0.5);
+	loiter_takeoff(&r);
+	r.rc_us[CH_MODE] = switch_pwm[5];
+	fly(&r, 0.5);
+	assert_int_equal(r.v.mode, COPTER_LAND);
+	double e0 = r.st.pos_ned_m.y;
+	r.rc_us[CH_ROLL] = 1900;
+	fly(&r, 3.0);
+	r.rc_us[CH_ROLL] = 1500;
+	for (int i = 0; i < 400 * 40 && r.v.armed; i++)
+		step(&r);
+	assert_false(r.v.armed);
+	assert_true(r.disarmed_after_landing);
+	return r.st.pos_ned_m.y - e0;
+}
+
+static void test_copter_land_repositions_with_the_sticks(void **state)
+{
+	(void)state;
+	double moved = land_with_roll_stick(1), held = land_with_roll_stick(0);
+	print_message("LAND with 3 s of right roll: %.2f m east (LAND_REPOSITION 0: %.2f m)\n", moved,
+		      held);
+	assert_true(moved > 5.0);
+	assert_true(fabs(held) < 0.5);
+}
+
 /* The pulses: motors 1..4 on SERVO1..4 by their functions, the rest at trim. */
 static void test_copter_outputs_follow_servo_functions(void **state)
 {
@@ -908,6 +940,7 @@ int main(void)
 		cmocka_unit_test(test_copter_flies_a_hexa),
 		cmocka_unit_test(test_copter_fence_breach_returns_to_the_rally_point),
 		cmocka_unit_test(test_copter_rc_stamped_ahead_of_the_loop_is_fresh),
+		cmocka_unit_test(test_copter_land_repositions_with_the_sticks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
