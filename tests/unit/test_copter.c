@@ -265,6 +265,30 @@ static void test_copter_arms_from_the_sticks_and_flies_stabilize_and_alt_hold(vo
 	fly(&r, 3.0);
 	print_message("STABILIZE at 1560 us for 3 s: %.2f m\n", alt(&r));
 	assert_true(alt(&r) > 1.0);
+	/* the sticks' senses: half right roll leans right by half ANGLE_MAX (15
+	 * deg), half forward pitch (a low pulse) noses down, right yaw turns right */
+	r.rc_us[CH_THR] = 1500;
+	r.rc_us[CH_ROLL] = 1700;
+	fly(&r, 0.5);
+	print_message("STABILIZE half right roll: %.1f deg\n", (double)r.in.vs.roll_rad * 57.29578);
+	assert_true(fabsf(r.in.vs.roll_rad * 57.29578f - 15.0f) < 1.0f);
+	r.rc_us[CH_ROLL] = 1300;
+	fly(&r, 0.5);
+	r.rc_us[CH_ROLL] = 1500;
+	r.rc_us[CH_PITCH] = 1300;
+	fly(&r, 0.5);
+	assert_true(fabsf(r.in.vs.pitch_rad * 57.29578f + 15.0f) < 1.0f);
+	r.rc_us[CH_PITCH] = 1700;
+	fly(&r, 0.5);
+	r.rc_us[CH_PITCH] = 1500;
+	r.rc_us[CH_YAW] = 1700;
+	fly(&r, 2.0);
+	/* half stick: half PILOT_Y_RATE (101 deg/s), once the yaw loop (slow on
+	 * this frame: it overshoots to 128 deg/s at 1 s) has caught up */
+	print_message("STABILIZE half right yaw: %.1f deg/s\n", (double)r.in.vs.rate_rad_s[2] * 57.29578);
+	assert_true(fabsf(r.in.vs.rate_rad_s[2] * 57.29578f - 101.25f) < 10.0f);
+	r.rc_us[CH_YAW] = 1500;
+	fly(&r, 1.0);
 	/* ALT_HOLD: mid-stick holds the height within half a metre */
 	r.rc_us[CH_MODE] = switch_pwm[1];
 	r.rc_us[CH_THR] = 1500;
@@ -290,11 +314,15 @@ static void test_copter_arms_from_the_sticks_and_flies_stabilize_and_alt_hold(vo
 	fly(&r, 3.0);
 	float sink = r.in.vs.vel_ned_m_s[2];
 	assert_true(fabsf(sink - 2.5f) < 0.3f);
-	fly(&r, 15.0);
+	for (int i = 0; i < 400 * 30 && !r.out.landed; i++)
+		step(&r);
 	assert_true(alt(&r) < 0.1);
 	assert_true(r.out.landed);
 	assert_true(r.v.armed);
-	fly(&r, 10.0);
+	/* DISARM_DELAY (10 s) landed with the throttle down */
+	fly(&r, 9.5);
+	assert_true(r.v.armed);
+	fly(&r, 1.0);
 	assert_false(r.v.armed);
 	assert_int_equal(r.out.motors.spool, COPTER_SPOOL_SHUT_DOWN);
 	for (int i = 0; i < 4; i++)
