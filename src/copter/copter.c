@@ -297,8 +297,11 @@ static bool start_leg(struct copter *c, const struct copter_params *p,
 	float o[2], oalt;
 	target_now(c, m, o, &oalt);
 	struct copter_wpnav_params wp = leg_params(p, speed_cm_s);
-	if (copter_wpnav_leg_start(&c->leg, &wp, &p->psc, o, oalt, dest_ne, dest_alt) != 0)
+	if (copter_wpnav_leg_start(&c->leg, &wp, &p->psc, o, oalt, dest_ne, dest_alt) != 0) {
+		/* not a place (or parameters that do not fly): hold where the target is */
+		copter_wpnav_leg_start(&c->leg, &p->wpnav, &p->psc, o, oalt, o, oalt);
 		return false;
+	}
 	/* WP_YAW_BEHAVIOR: face along a leg that goes somewhere */
 	float dn = dest_ne[0] - o[0], de = dest_ne[1] - o[1];
 	if (!c->yaw_fixed && p->wp_yaw_behavior != 0.0f && hypotf(dn, de) > YAW_LOOK_AHEAD_M &&
