@@ -44,6 +44,12 @@ void copter_params_default(struct copter_params *p)
 	copter_motors_params_default(&p->mot);
 	copter_land_params_default(&p->land);
 	servo_params_default(&p->servo);
+	fence_params_default(&p->fence);
+	/* ArduCopter's: ceiling, circle and polygons; RTL or LAND; home a rally point, 0.3 km */
+	p->fence.fence_type = FENCE_TYPE_ALT_MAX | FENCE_TYPE_CIRCLE | FENCE_TYPE_POLYGON;
+	p->fence.fence_action = 1;
+	p->fence.rally_incl_home = 1;
+	p->fence.rally_limit_km = 0.3f;
 	/* ArduCopter's outputs: a quad's motors 1..4 on SERVO1..4, MOT_PWM_* their range */
 	for (int i = 0; i < SERVO_CHANNELS; i++)
 		p->servo.ch[i].servo_function = i < 4 ? (float)(COPTER_SERVO_FUNC_MOTOR1 + i) : 0.0f;
@@ -72,6 +78,7 @@ void copter_params_default(struct copter_params *p)
 	p->circle_rate = 20;
 	p->wp_yaw_behavior = 2;
 	p->disarm_delay = 10;
+	p->land_repositions = 1;
 	p->arming_check = 1;
 	p->arming_rudder = 2;
 }
@@ -82,6 +89,7 @@ void copter_init(struct copter *c, struct vehicle *v)
 	c->v = v;
 	c->last_mode = v->mode;
 	c->switch_pos = -1;
+	c->rally_index = -1;
 	copter_atc_init(&c->atc);
 	copter_land_init(&c->land);
 }
@@ -128,6 +136,13 @@ static void say(struct copter_output *out, int severity, const char *text)
 	out->text_severity = severity;
 }
 
+/* Seconds since t_us; a time a moment ahead of now (stamped at its source
+ * after the loop read its clock) is 0 old. */
+static float age_s(uint64_t now_us, uint64_t t_us)
+{
+	return t_us >= now_us ? 0.0f : (float)((double)(now_us - t_us) * 1e-6);
+}
+
 static float stick(const struct rc_frame *rc, unsigned int ch)
 {
 	if (ch >= rc->channel_count)
@@ -152,8 +167,7 @@ static struct sticks read_sticks(const struct copter *c, const struct copter_par
 				 const struct vehicle_input *in)
 {
 	struct sticks s = { 0 };
-	s.live = in->rc_seen && !c->rc_fs &&
-		 (double)(in->now_us - in->rc.timestamp_us) * 1e-6 < (double)p->rc_fs_timeout;
+	s.live = in->rc_seen && !c->rc_fs && age_s(in->now_us, in->rc.timestamp_us) < p->rc_fs_timeout;
 	if (!s.live)
 		return s;
 	s.roll = stick(&in->rc, 0);
@@ -283,8 +297,11 @@ static bool start_leg(struct copter *c, const struct copter_params *p,
 	float o[2], oalt;
 	target_now(c, m, o, &oalt);
 	struct copter_wpnav_params wp = leg_params(p, speed_cm_s);
-	if (copter_wpnav_leg_start(&c->leg, &wp, &p->psc, o, oalt, dest_ne, dest_alt) != 0)
+	if (copter_wpnav_leg_start(&c->leg, &wp, &p->psc, o, oalt, dest_ne, dest_alt) != 0) {
+		/* not a place (or parameters that do not fly): hold where the target is */
+		copter_wpnav_leg_start(&c->leg, &p->wpnav, &p->psc, o, oalt, o, oalt);
 		return false;
+	}
 	/* WP_YAW_BEHAVIOR: face along a leg that goes somewhere */
 	float dn = dest_ne[0] - o[0], de = dest_ne[1] - o[1];
 	if (!c->yaw_fixed && p->wp_yaw_behavior != 0.0f && hypotf(dn, de) > YAW_LOOK_AHEAD_M &&
@@ -327,15 +344,30 @@ static void start_rtl(struct copter *c, const struct copter_params *p,
 	target_now(c, m, here, &alt);
 	c->rtl_alt_m = fmaxf(p->rtl_alt * CM, m->alt_m + p->rtl_climb_min * CM);
 	c->rtl_alt_m = fmaxf(c->rtl_alt_m, alt);
+	/* the rally point nearest, at its height */
+	struct nav_wp pos = { in->vs.lat_deg, in->vs.lon_deg, in->vs.alt_rel_m }, rp;
+	uint16_t idx;
+	c->rally_index = -1;
+	c->rtl_ne_m[0] = c->rtl_ne_m[1] = 0.0f;
+	home_ne(c, in, c->rtl_ne_m);
+	if (m->pos_valid &&
+	    rally_select(&p->fence, in->rally, &in->home, in->home_alt_msl_m, &pos, &rp, &idx)) {
+		c->rally_index = idx;
+		ne_of(c, rp.lat_deg, rp.lon_deg, c->rtl_ne_m);
+		c->rtl_alt_m = fmaxf(rp.alt_rel_m, alt);
+	}
+	/* under the fence's ceiling */
+	const struct fence_params *fp = &p->fence;
+	if (fp->fence_enable != 0.0f && ((uint8_t)fp->fence_type & FENCE_TYPE_ALT_MAX))
+		c->rtl_alt_m = fminf(c->rtl_alt_m, fp->fence_alt_max - fp->fence_margin);
 	set_phase(c, COPTER_PHASE_RTL_CLIMB, in);
-	start_leg(c, p, m, here, c->rtl_alt_m, 0.0f);
+	start_leg(c, p, m, here, fmaxf(c->rtl_alt_m, alt), 0.0f);
 }
 
 static void rtl_next(struct copter *c, const struct copter_params *p,
 		     const struct vehicle_input *in, const struct copter_psc_meas *m)
 {
-	float h[2];
-	home_ne(c, in, h);
+	const float *h = c->rtl_ne_m;
 	switch (c->phase) {
 	case COPTER_PHASE_RTL_CLIMB:
 		set_phase(c, COPTER_PHASE_RTL_RETURN, in);
@@ -632,8 +664,7 @@ static void failsafes(struct copter *c, const struct copter_params *p,
 {
 	/* RC: frames stopped, the receiver's failsafe, or the throttle under FS_THR_VALUE. */
 	if (in->rc_seen && p->fs_thr_enable != 0.0f) {
-		bool stale = (double)(in->now_us - in->rc.timestamp_us) * 1e-6 >=
-			     (double)p->rc_fs_timeout;
+		bool stale = age_s(in->now_us, in->rc.timestamp_us) >= p->rc_fs_timeout;
 		bool low = !stale && (in->rc.failsafe || (in->rc.channel_count >= 3 &&
 							  in->rc.channels_us[2] < p->fs_thr_value));
 		if (low && !c->rc_bad_since_us)
@@ -644,8 +675,12 @@ static void failsafes(struct copter *c, const struct copter_params *p,
 		if (bad && !c->rc_fs) {
 			c->rc_fs = true;
 			struct sticks none = { 0 };
-			failsafe_act(c, in, m, &none, p->fs_thr_enable == 3.0f ? FS_ACT_LAND : FS_ACT_RTL,
-				     "Radio Failsafe", out);
+			if (p->fs_thr_enable == 2.0f && c->v->mode == COPTER_AUTO && !c->land.landed)
+				say(out, MAV_SEVERITY_CRITICAL, "Radio Failsafe: continuing AUTO");
+			else
+				failsafe_act(c, in, m, &none,
+					     p->fs_thr_enable == 3.0f ? FS_ACT_LAND : FS_ACT_RTL,
+					     "Radio Failsafe", out);
 		} else if (!bad && c->rc_fs) {
 			c->rc_fs = false;
 			say(out, MAV_SEVERITY_INFO, "Radio Failsafe Cleared");
@@ -654,11 +689,15 @@ static void failsafes(struct copter *c, const struct copter_params *p,
 	struct sticks s = read_sticks(c, p, in);
 	/* GCS: heartbeats stopped after there were some. */
 	if (p->fs_gcs_enable != 0.0f && in->gcs_heartbeat_us) {
-		bool lost = (double)(in->now_us - in->gcs_heartbeat_us) * 1e-6 >= (double)p->fs_gcs_timeout;
+		bool lost = age_s(in->now_us, in->gcs_heartbeat_us) >= p->fs_gcs_timeout;
 		if (lost && !c->gcs_fs) {
 			c->gcs_fs = true;
-			failsafe_act(c, in, m, &s, p->fs_gcs_enable == 5.0f ? FS_ACT_LAND : FS_ACT_RTL,
-				     "GCS Failsafe", out);
+			if (p->fs_gcs_enable == 2.0f && c->v->mode == COPTER_AUTO && !c->land.landed)
+				say(out, MAV_SEVERITY_CRITICAL, "GCS Failsafe: continuing AUTO");
+			else
+				failsafe_act(c, in, m, &s,
+					     p->fs_gcs_enable == 5.0f ? FS_ACT_LAND : FS_ACT_RTL,
+					     "GCS Failsafe", out);
 		} else if (!lost && c->gcs_fs) {
 			c->gcs_fs = false;
 			say(out, MAV_SEVERITY_INFO, "GCS Failsafe Cleared");
@@ -710,6 +749,78 @@ static void failsafes(struct copter *c, const struct copter_params *p,
 	}
 }
 
+/* ---- the geofence ---- */
+
+static const char *fence_name(uint8_t b)
+{
+	if (b & FENCE_TYPE_POLYGON)
+		return "polygon";
+	if (b & FENCE_TYPE_CIRCLE)
+		return "circle";
+	if (b & FENCE_TYPE_ALT_MAX)
+		return "max alt";
+	return "min alt";
+}
+
+/* A new breach: ArduCopter's FENCE_ACTION. */
+static void fence_act(struct copter *c, const struct copter_params *p,
+		      const struct vehicle_input *in, const struct copter_psc_meas *m,
+		      const struct sticks *s, uint8_t fresh, struct copter_output *out)
+{
+	int action = (int)p->fence.fence_action;
+	char what[48];
+	snprintf(what, sizeof(what), "Fence breached: %s", fence_name(fresh));
+	if (action == 0) {
+		snprintf(c->text, sizeof(c->text), "%s", what);
+		say(out, MAV_SEVERITY_CRITICAL, c->text);
+		return;
+	}
+	if (action == 4 && !c->land.landed && c->v->mode != COPTER_LAND) {
+		char why[96];
+		if (vehicle_set_mode(c->v, COPTER_BRAKE, why, sizeof(why)) == 0) {
+			snprintf(c->text, sizeof(c->text), "%s: BRAKE", what);
+			say(out, MAV_SEVERITY_CRITICAL, c->text);
+			return;
+		}
+	}
+	failsafe_act(c, in, m, s, action == 2 || action == 4 || action == 5 ? FS_ACT_LAND : FS_ACT_RTL,
+		     what, out);
+}
+
+/*
+ * Judged while FENCE_ENABLE, armed, not landed, with a home and a position.
+ * A type newly breached takes FENCE_ACTION once; the breach ends when no
+ * type is breached.
+ */
+static void fence_step(struct copter *c, const struct copter_params *p,
+		       const struct vehicle_input *in, const struct copter_psc_meas *m,
+		       struct copter_output *out)
+{
+	bool on = p->fence.fence_enable != 0.0f && c->v->armed && in->home_set && m->pos_valid &&
+		  !c->land.landed;
+	uint8_t b = 0, margin = 0;
+	if (on) {
+		struct nav_wp pos = { in->vs.lat_deg, in->vs.lon_deg, in->vs.alt_rel_m };
+		b = fence_breaches(&p->fence, in->fence, &in->home, &pos, &margin);
+	}
+	uint8_t fresh = b & (uint8_t)~c->fence_breaches;
+	uint8_t was = c->fence_breaches;
+	c->fence_breaches = b;
+	c->fence_margins = margin;
+	if (fresh) {
+		if (!was)
+			c->fence_breach_count++;
+		out->fence_event = true;
+		out->fence_code = b;
+		struct sticks s = read_sticks(c, p, in);
+		fence_act(c, p, in, m, &s, fresh, out);
+	} else if (was && !b) {
+		out->fence_event = true;
+		out->fence_code = 0;
+		say(out, MAV_SEVERITY_INFO, "Fence breach cleared");
+	}
+}
+
 /* ---- arming ---- */
 
 static void prearm(struct copter *c, const struct vehicle_input *in)
@@ -753,17 +864,6 @@ static void stick_arming(struct copter *c, const struct copter_params *p,
 
 /* ---- the step ---- */
 
-/* What a mode asks of the controllers this step. */
-struct demand {
-	bool fly;                 /* airborne or taking off: throttle unlimited */
-	bool psc;                 /* the position controller makes lean and throttle */
-	bool landing;
-	float roll_cd, pitch_cd;  /* without psc */
-	float throttle;           /* without psc (STABILIZE) */
-	bool yaw_rate;            /* yaw_rate_cds, else c->yaw_cd */
-	float yaw_rate_cds;
-	float climb_target_m_s;   /* for the throttle mix */
-};
 
 static void z_climb(struct copter *c, const struct copter_params *p, float climb, bool force,
 		    enum copter_wpnav_use use, float dt)
@@ -824,9 +924,12 @@ static void fly_circle(struct copter *c, const struct copter_params *p, float dt
 
 /* The land phase: hold the point (when there is a position), descend. */
 static void fly_land(struct copter *c, const struct copter_params *p,
-		     const struct vehicle_input *in, float dt, struct demand *d)
+		     const struct vehicle_input *in, const struct sticks *s, float dt,
+		     struct copter_demand *d)
 {
-	xy_loiter(c, p, NULL, in, dt);
+	/* LAND_REPOSITION: the pilot's sticks move the point, as LOITER's */
+	bool pilot = p->land_repositions != 0.0f && s && s->live;
+	xy_loiter(c, p, pilot ? s : NULL, in, dt);
 	float climb = copter_wpnav_land_climb_rate(&p->wpnav, &p->psc, in->vs.alt_rel_m);
 	z_climb(c, p, climb, true, COPTER_WPNAV_LAND, dt);
 	d->landing = true;
@@ -836,8 +939,9 @@ static void fly_land(struct copter *c, const struct copter_params *p,
 
 /* The auto modes' work this step: AUTO's items, RTL, LAND, GUIDED, BRAKE. */
 static void run_phase(struct copter *c, const struct copter_params *p,
-		      const struct vehicle_input *in, const struct copter_psc_meas *m, float dt,
-		      struct demand *d, struct copter_output *out)
+		      const struct vehicle_input *in, const struct copter_psc_meas *m,
+		      const struct sticks *s, float dt, struct copter_demand *d,
+		      struct copter_output *out)
 {
 	double in_phase_s = (double)(in->now_us - c->phase_us) * 1e-6;
 	switch (c->phase) {
@@ -892,7 +996,7 @@ static void run_phase(struct copter *c, const struct copter_params *p,
 		d->climb_target_m_s = c->leg.v_m_s * c->leg.unit[2];
 		break;
 	case COPTER_PHASE_LAND:
-		fly_land(c, p, in, dt, d);
+		fly_land(c, p, in, s, dt, d);
 		return;
 	case COPTER_PHASE_DONE:
 		xy_loiter(c, p, NULL, in, dt);
@@ -907,7 +1011,7 @@ static void run_phase(struct copter *c, const struct copter_params *p,
 
 static void mode_demand(struct copter *c, const struct copter_params *p,
 			const struct vehicle_input *in, const struct copter_psc_meas *m,
-			const struct sticks *s, float dt, struct demand *d, struct copter_output *out)
+			const struct sticks *s, float dt, struct copter_demand *d, struct copter_output *out)
 {
 	uint32_t mode = c->v->mode;
 	float angle_max = p->atc.angle_max;
@@ -966,7 +1070,7 @@ static void mode_demand(struct copter *c, const struct copter_params *p,
 		d->yaw_rate = false;
 		d->fly = !c->land.landed;
 		if (c->phase == COPTER_PHASE_LEG || (c->phase == COPTER_PHASE_HOLD && c->v->guided.generation)) {
-			run_phase(c, p, in, m, dt, d, out);
+			run_phase(c, p, in, m, s, dt, d, out);
 		} else {
 			xy_loiter(c, p, NULL, in, dt);
 			z_climb(c, p, 0.0f, false, COPTER_WPNAV_PILOT, dt);
@@ -983,7 +1087,7 @@ static void mode_demand(struct copter *c, const struct copter_params *p,
 			c->item = 1;
 			auto_advance(c, p, in, m, out);
 		}
-		run_phase(c, p, in, m, dt, d, out);
+		run_phase(c, p, in, m, s, dt, d, out);
 		if (c->phase == COPTER_PHASE_DONE || c->phase == COPTER_PHASE_RTL_FINAL ||
 		    c->phase == COPTER_PHASE_HOLD)
 			d->fly = !c->land.landed;
@@ -1050,6 +1154,7 @@ void copter_step(struct copter *c, const struct copter_params *p, const struct v
 		}
 	}
 	failsafes(c, p, in, &m, out);
+	fence_step(c, p, in, &m, out);
 	s = read_sticks(c, p, in);
 	stick_arming(c, p, in, &s, out);
 	if (!c->v->armed) {
@@ -1058,16 +1163,29 @@ void copter_step(struct copter *c, const struct copter_params *p, const struct v
 		/* ArduCopter's auto_armed: AUTO waits for the throttle (without RC: at once) */
 		c->auto_armed = true;
 	}
+	bool mode_changed_now = false;
 	if (c->v->mode != c->last_mode) {
 		c->last_mode = c->v->mode;
 		enter_mode(c, p, in, &m, out);
 		c->last_mode = c->v->mode;
+		mode_changed_now = true;
 	}
 
 	/* what the mode flies */
-	struct demand d = { 0 };
-	if (!c->v->initialising && (vs->valid & VEHICLE_ATTITUDE_VALID))
-		mode_demand(c, p, in, &m, &s, dt, &d, out);
+	/* An overloaded loop defers navigation (the mode's targets and the
+	 * position controller) in the modes that navigate: the step flies the
+	 * last navigation's demand and output, and the next navigation runs
+	 * over the time it missed. */
+	struct copter_demand d = { 0 };
+	bool defer = in->nav_deferred && c->nav_last_ok && c->psc_running && !mode_changed_now &&
+		     copter_mode_navigates(c->v->mode);
+	float nav_dt = dt + c->nav_wait_s;
+	if (defer) {
+		d = c->nav_demand;
+		c->nav_wait_s += dt;
+	} else if (!c->v->initialising && (vs->valid & VEHICLE_ATTITUDE_VALID)) {
+		mode_demand(c, p, in, &m, &s, nav_dt, &d, out);
+	}
 	bool armed = c->v->armed;
 	bool fly = armed && d.fly;
 	enum copter_spool spool = c->motors.spool;
@@ -1082,12 +1200,23 @@ void copter_step(struct copter *c, const struct copter_params *p, const struct v
 	}
 	if (!fly || !d.psc)
 		c->psc_running = false;
+	/* a navigation to fly again from the next step on: this mode's, running */
+	c->nav_last_ok = c->psc_running && !mode_changed_now && c->v->mode == c->last_mode;
+	if (!c->psc_running)
+		c->nav_wait_s = 0.0f;
 
 	float roll_cd = d.roll_cd, pitch_cd = d.pitch_cd, throttle = d.throttle;
 	bool boost = true;
 	if (c->psc_running) {
-		struct copter_psc_in pin = { .throttle_hover = hover, .limit = c->limit };
-		copter_psc_update(&c->psc, &p->psc, &m, &pin, dt, &out->psc);
+		if (defer) {
+			out->psc = c->nav_psc_out;
+		} else {
+			struct copter_psc_in pin = { .throttle_hover = hover, .limit = c->limit };
+			copter_psc_update(&c->psc, &p->psc, &m, &pin, nav_dt, &out->psc);
+			c->nav_wait_s = 0.0f;
+			c->nav_psc_out = out->psc;
+			c->nav_demand = d;
+		}
 		out->psc_active = true;
 		out->psc_xy = c->psc.xy;
 		out->psc_z = c->psc.z;

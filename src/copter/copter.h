@@ -38,7 +38,8 @@
  *              with 0 lands and disarms.
  *   LAND       descends at LAND_SPEED_HIGH (0: WPNAV_SPEED_DN) down to
  *              LAND_ALT_LOW above home, then LAND_SPEED; holds its position
- *              when it has one, else level; disarms once landed.
+ *              when it has one (LAND_REPOSITION: the sticks move it, as
+ *              LOITER's), else level; disarms once landed.
  *   BRAKE      stops at BRAKE_MODE_DECEL_RATE (7.5 m/s/s) and holds.
  *
  * Arming from the sticks (ARMING_RUDDER, ArduCopter's default 2): throttle
@@ -49,13 +50,21 @@
  * Crash detection (FS_CRASH_CHECK, land_detect.h) disarms ("Crash:
  * Disarming").
  *
+ * Geofence (FENCE_ENABLE, FENCE_TYPE, src/vehicle/fence.h), judged armed and
+ * not landed: a new breach takes ArduCopter's FENCE_ACTION: 0 report, 1 RTL
+ * (LAND when RTL cannot fly), 2 LAND, 3 RTL, 4 BRAKE, 5 LAND; disarm when
+ * landed. RTL stays FENCE_MARGIN under a ceiling, and returns to the rally
+ * point rally_select picks (RALLY_INCL_HOME, RALLY_LIMIT_KM) at its height.
+ *
  * Failsafes (ArduCopter's parameters; the action said in out->text):
  *   RC     frames stop for RC_FS_TIMEOUT (1 s) or the throttle pulse is under
- *          FS_THR_VALUE with FS_THR_ENABLE: 1 RTL, 3 LAND; LAND when RTL
+ *          FS_THR_VALUE with FS_THR_ENABLE: 1 RTL, 2 AUTO goes on (else
+ *          RTL), 3 LAND; LAND when RTL
  *          cannot fly (no home, no position) or within 5 m of home; disarm
  *          when landed or in STABILIZE with the throttle at its bottom.
  *   GCS    heartbeats (after a first) stop for FS_GCS_TIMEOUT with
- *          FS_GCS_ENABLE: 1 RTL, 5 LAND (the same fall-backs).
+ *          FS_GCS_ENABLE: 1 RTL, 2 AUTO goes on (else RTL), 5 LAND (the
+ *          same fall-backs).
  *   battery  under BATT_LOW_VOLT for BATT_LOW_TIMER s, or BATT_LOW_MAH used:
  *          BATT_FS_LOW_ACT 0 warn, 1 LAND, 2 RTL. Once.
  *   EKF    FS_EKF_ACTION (1 LAND, 2 ALT_HOLD, 3 LAND in any mode): the input
@@ -76,6 +85,7 @@
 #include "copter/psc.h"
 #include "copter/wpnav.h"
 #include "nav/nav_geo.h"
+#include "vehicle/fence.h"
 #include "vehicle/vehicle.h"
 
 /* Field names are ArduCopter's parameter names in lower case. */
@@ -86,6 +96,7 @@ struct copter_params {
 	struct copter_motors_params mot;
 	struct copter_land_params land;
 	struct servo_params servo;          /* SERVOn_FUNCTION (33..38 motors), _TRIM */
+	struct fence_params fence;          /* FENCE_* (FENCE_ACTION: ArduCopter's values) and RALLY_* */
 	float fltmode_ch;                   /* 5..8 */
 	float fltmode[6];                   /* FLTMODE1..6 */
 	float thr_dz;                       /* throttle deadzone about mid-stick, 0..1000 */
@@ -106,6 +117,7 @@ struct copter_params {
 	float circle_rate;                  /* deg/s */
 	float wp_yaw_behavior;              /* 0 hold heading, else face the next waypoint */
 	float disarm_delay;                 /* s, 0: not */
+	float land_repositions;             /* LAND_REPOSITION: 1 the sticks move a landing */
 	float arming_check, arming_rudder;
 };
 
@@ -133,7 +145,7 @@ struct copter_output {
 	bool reached;
 	uint16_t reached_seq;
 	bool disarmed_after_landing;
-	bool fence_event;                   /* never set: the copter does not judge the fence yet */
+	bool fence_event;                   /* a breach began (fence_code: its types) or ended (0) */
 	uint8_t fence_code;
 	bool home_changed;                  /* DO_SET_HOME: the owner moves home to home's */
 	struct nav_wp home;                 /* lat/lon (alt_rel_m unused) ... */
@@ -155,6 +167,18 @@ enum copter_phase {
 	COPTER_PHASE_DONE,                  /* the mission is over: holding */
 };
 
+/* What a mode asks of the controllers this step. */
+struct copter_demand {
+	bool fly;                 /* airborne or taking off: throttle unlimited */
+	bool psc;                 /* the position controller makes lean and throttle */
+	bool landing;
+	float roll_cd, pitch_cd;  /* without psc */
+	float throttle;           /* without psc (STABILIZE) */
+	bool yaw_rate;            /* yaw_rate_cds, else c->yaw_cd */
+	float yaw_rate_cds;
+	float climb_target_m_s;   /* for the throttle mix */
+};
+
 struct copter {
 	struct vehicle *v;
 	uint32_t last_mode;
@@ -170,6 +194,12 @@ struct copter {
 	struct copter_wpnav_leg leg;
 	struct copter_wpnav_loiter loiter;
 	bool psc_running;                   /* the position controller flies the vehicle */
+	/* vehicle_input.nav_deferred: the last navigation's demand and output,
+	 * flown again while it is deferred, and the time it missed */
+	struct copter_demand nav_demand;
+	struct copter_psc_out nav_psc_out;
+	bool nav_last_ok;
+	float nav_wait_s;
 	float yaw_cd;                       /* the heading target of the auto modes */
 	bool yaw_fixed;                     /* CONDITION_YAW's, until the next nav item */
 	/* the mode's work */
@@ -184,6 +214,7 @@ struct copter {
 	float circle_total_rad, circle_goal_rad;
 	int circle_dir;
 	float rtl_alt_m;                    /* the return height */
+	float rtl_ne_m[2];                  /* where RTL returns to: home or a rally point */
 	bool auto_armed;                    /* ArduCopter's: the throttle was raised since arming */
 	bool takeoff_pending;               /* the pilot modes: lifting off */
 	uint32_t guided_gen;
@@ -194,6 +225,10 @@ struct copter {
 	bool rc_fs, gcs_fs, batt_fs, ekf_fs;
 	uint64_t batt_low_since_us;
 	uint64_t pos_lost_since_us;
+	uint8_t fence_breaches;             /* FENCE_TYPE bits breached now */
+	uint8_t fence_margins;              /* ... within FENCE_MARGIN of their boundary */
+	uint16_t fence_breach_count;
+	int rally_index;                    /* the rally point RTL flies to, -1 home */
 	double origin_lat_deg, origin_lon_deg;
 	bool origin_set;
 	char text[96];
@@ -206,8 +241,8 @@ void copter_init(struct copter *c, struct vehicle *v);
 void copter_step(struct copter *c, const struct copter_params *p, const struct vehicle_input *in,
 		 struct copter_output *out);
 /* Whether mode flies on the position controller: the work
- * vehicle_input.nav_deferred may defer (the copter does not defer yet: its
- * position controller runs every step). */
+ * vehicle_input.nav_deferred defers (the mode's targets and the position
+ * controller; the attitude and rate loops and the mixer run every step). */
 bool copter_mode_navigates(uint32_t mode);
 /* The position (0..5) of the mode switch's pulse (ArduCopter's six bands). */
 int copter_switch_position(uint16_t pwm_us);
