@@ -924,9 +924,21 @@ static void fly_circle(struct copter *c, const struct copter_params *p, float dt
 
 /* The land phase: hold the point (when there is a position), descend. */
 static void fly_land(struct copter *c, const struct copter_params *p,
-		     const struct vehicle_input *in, const struct sticks *s, float dt,
-		     struct copter_demand *d)
+		     const struct vehicle_input *in, const struct copter_psc_meas *m,
+		     const struct sticks *s, float dt, struct copter_demand *d)
 {
+	/* On the ground, or touching it with the motors at their floor, the
+	 * point is no longer held (ArduCopter's soften_for_landing): its target
+	 * follows the vehicle and the velocity integrator empties. Otherwise
+	 * the lean that held the vehicle against the wind, and the integral of
+	 * the estimate's wander, are held against the ground: the lean asked
+	 * grows past the land detector's 15 degrees, it never lands, and a
+	 * gust can tip it (fulmar-sim's quad in 3.5 m/s of wind, turbulence
+	 * 7.7: 30 degrees asked 4 s after touching down). */
+	if (m->pos_valid && (c->land.landed_maybe || c->limit.throttle_lower)) {
+		copter_wpnav_loiter_init(&c->loiter, m->pos_ne_m, m->vel_ne_m_s);
+		c->psc.vel_integ_ne[0] = c->psc.vel_integ_ne[1] = 0.0f;
+	}
 	/* LAND_REPOSITION: the pilot's sticks move the point, as LOITER's */
 	bool pilot = p->land_repositions != 0.0f && s && s->live;
 	xy_loiter(c, p, pilot ? s : NULL, in, dt);
@@ -996,7 +1008,7 @@ static void run_phase(struct copter *c, const struct copter_params *p,
 		d->climb_target_m_s = c->leg.v_m_s * c->leg.unit[2];
 		break;
 	case COPTER_PHASE_LAND:
-		fly_land(c, p, in, s, dt, d);
+		fly_land(c, p, in, m, s, dt, d);
 		return;
 	case COPTER_PHASE_DONE:
 		xy_loiter(c, p, NULL, in, dt);
