@@ -423,15 +423,17 @@ struct step_said {
 	{ (o).pwm_us, (o).mode_changed, (o).text, (o).text_severity, (o).reached,            \
 	  (o).reached_seq, (o).disarmed_after_landing, (o).fence_event, (o).fence_code }
 
-/* DO_SET_HOME from the mission: home (mission item 0) moves there. Its height
- * stays, so that the heights being flown, above home, keep their meaning. */
-static void move_home(struct nav_wp h)
+/* DO_SET_HOME from the mission: home (mission item 0) moves there, its
+ * height too (the heights flown after it are above the new home). */
+static void move_home(struct nav_wp h, float alt_msl_m)
 {
 	struct mission *m = flight.mission;
 	if (m->count == 0)
 		m->count = 1;
 	m->items[0].x = (int32_t)lround(h.lat_deg * 1e7);
 	m->items[0].y = (int32_t)lround(h.lon_deg * 1e7);
+	if (isfinite(alt_msl_m))
+		m->items[0].z = alt_msl_m;
 	gcs_text(flight.gcs, GCS_SEV_INFO, "Home set: %.6f %.6f %.0f m", h.lat_deg, h.lon_deg,
 		 (double)m->items[0].z);
 }
@@ -508,7 +510,7 @@ void flight_task(void *ctx, uint64_t now_us)
 		copter_step(&flight.copter, &flight.cp, &in, &flight.co);
 		ev = (struct step_said)STEP_SAID(flight.co);
 		if (flight.co.home_changed)
-			move_home(flight.co.home);
+			move_home(flight.co.home, flight.co.home_alt_msl_m);
 	} else {
 		plane_step(&flight.plane, &flight.pp, &in, &flight.po);
 		ev = (struct step_said)STEP_SAID(flight.po);
