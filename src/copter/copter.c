@@ -922,23 +922,30 @@ static void fly_circle(struct copter *c, const struct copter_params *p, float dt
 	copter_psc_z_set(&c->psc, &lim, &z);
 }
 
+/*
+ * Coming down onto the ground, or on it with the motors at their floor, the
+ * point is no longer held (ArduCopter's soften_for_landing): its target
+ * follows the vehicle and the velocity integrator empties. Otherwise the
+ * lean that held the vehicle against the wind, and the integral of the
+ * estimate's wander, are held against the ground: the lean asked grows past
+ * the land detector's 15 degrees, it never lands, and a gust can tip it
+ * (fulmar-sim's quad in 3.5 m/s of wind, turbulence 7.7: 30 degrees asked
+ * 4 s after touching down).
+ */
+static void soften_for_landing(struct copter *c, const struct copter_psc_meas *m)
+{
+	if (m->pos_valid && (c->land.landed_maybe || c->limit.throttle_lower)) {
+		copter_wpnav_loiter_init(&c->loiter, m->pos_ne_m, m->vel_ne_m_s);
+		c->psc.vel_integ_ne[0] = c->psc.vel_integ_ne[1] = 0.0f;
+	}
+}
+
 /* The land phase: hold the point (when there is a position), descend. */
 static void fly_land(struct copter *c, const struct copter_params *p,
 		     const struct vehicle_input *in, const struct copter_psc_meas *m,
 		     const struct sticks *s, float dt, struct copter_demand *d)
 {
-	/* On the ground, or touching it with the motors at their floor, the
-	 * point is no longer held (ArduCopter's soften_for_landing): its target
-	 * follows the vehicle and the velocity integrator empties. Otherwise
-	 * the lean that held the vehicle against the wind, and the integral of
-	 * the estimate's wander, are held against the ground: the lean asked
-	 * grows past the land detector's 15 degrees, it never lands, and a
-	 * gust can tip it (fulmar-sim's quad in 3.5 m/s of wind, turbulence
-	 * 7.7: 30 degrees asked 4 s after touching down). */
-	if (m->pos_valid && (c->land.landed_maybe || c->limit.throttle_lower)) {
-		copter_wpnav_loiter_init(&c->loiter, m->pos_ne_m, m->vel_ne_m_s);
-		c->psc.vel_integ_ne[0] = c->psc.vel_integ_ne[1] = 0.0f;
-	}
+	soften_for_landing(c, m);
 	/* LAND_REPOSITION: the pilot's sticks move the point, as LOITER's */
 	bool pilot = p->land_repositions != 0.0f && s && s->live;
 	xy_loiter(c, p, pilot ? s : NULL, in, dt);
@@ -1055,6 +1062,9 @@ static void mode_demand(struct copter *c, const struct copter_params *p,
 			d->pitch_cd = pitch;
 			/* no horizontal control: the psc's lean is replaced below */
 		} else {
+			/* the pilot bringing it down: as a LAND's touchdown */
+			if (climb < 0.0f)
+				soften_for_landing(c, m);
 			xy_loiter(c, p, s, in, dt);
 		}
 		z_climb(c, p, climb, false, COPTER_WPNAV_PILOT, dt);
@@ -1158,11 +1168,23 @@ void copter_step(struct copter *c, const struct copter_params *p, const struct v
 	unsigned int fch = (unsigned int)p->fltmode_ch;
 	if (s.live && fch >= 1 && fch <= in->rc.channel_count && !c->v->initialising) {
 		int pos = copter_switch_position(in->rc.channels_us[fch - 1]);
+		bool fs = c->rc_fs || c->gcs_fs || c->batt_fs || c->ekf_fs;
 		if (pos != c->switch_pos) {
 			c->switch_pos = pos;
-			if (vehicle_set_mode(c->v, (uint32_t)p->fltmode[pos], c->text,
-					     sizeof(c->text)) != 0)
-				say(out, MAV_SEVERITY_WARNING, c->text);
+			c->switch_mode = (uint32_t)p->fltmode[pos];
+			c->switch_pending = !fs;
+			if (c->switch_pending &&
+			    vehicle_set_mode(c->v, c->switch_mode, c->text, sizeof(c->text)) != 0)
+				say(out, MAV_SEVERITY_WARNING, c->text);  /* said once, tried on */
+			else
+				c->switch_pending = false;
+		} else if (c->switch_pending && !fs) {
+			/* The switch's mode, refused for now (LOITER before the GPS),
+			 * is taken once it can fly, as the plane's is: a pilot who set
+			 * LOITER and armed is not left in STABILIZE unawares. */
+			char why[96];
+			if (vehicle_set_mode(c->v, c->switch_mode, why, sizeof(why)) == 0)
+				c->switch_pending = false;
 		}
 	}
 	failsafes(c, p, in, &m, out);

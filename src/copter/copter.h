@@ -183,6 +183,8 @@ struct copter {
 	struct vehicle *v;
 	uint32_t last_mode;
 	int switch_pos;                     /* 0..5, -1 none */
+	uint32_t switch_mode;               /* what the switch last asked */
+	bool switch_pending;                /* ... refused: taken once it can fly */
 	/* controllers */
 	struct copter_atc atc;
 	struct copter_psc psc;

@@ -642,12 +642,14 @@ static void test_copter_modes_refuse_what_they_need(void **state)
 	fly(&r, 0.1);
 	assert_int_equal(r.v.mode, COPTER_STABILIZE);
 	assert_true(said(&r, "LOITER refused: no position estimate"));
-	/* AUTO without a mission (and a position) */
+	/* the switch's LOITER, refused, is taken once there is a position */
 	r.pos_valid = true;
 	fly(&r, 0.1);
+	assert_int_equal(r.v.mode, COPTER_LOITER);
+	/* AUTO without a mission */
 	r.rc_us[CH_MODE] = switch_pwm[3];
 	fly(&r, 0.1);
-	assert_int_equal(r.v.mode, COPTER_STABILIZE);
+	assert_int_equal(r.v.mode, COPTER_LOITER);
 	assert_true(said(&r, "AUTO refused: no mission"));
 	/* RTL and LAND do not arm */
 	r.rc_us[CH_MODE] = switch_pwm[5];
