@@ -922,6 +922,9 @@ static void fly_circle(struct copter *c, const struct copter_params *p, float dt
 	copter_psc_z_set(&c->psc, &lim, &z);
 }
 
+/* Slower than this up or down with the motors at their floor: touching the ground. */
+#define COPTER_TOUCH_CLIMB_M_S 0.2f
+
 /*
  * Coming down onto the ground, or on it with the motors at their floor, the
  * point is no longer held (ArduCopter's soften_for_landing): its target
@@ -934,7 +937,12 @@ static void fly_circle(struct copter *c, const struct copter_params *p, float dt
  */
 static void soften_for_landing(struct copter *c, const struct copter_psc_meas *m)
 {
-	if (m->pos_valid && (c->land.landed_maybe || c->limit.throttle_lower)) {
+	/* the motors at their floor and the descent stopped: on the ground (in
+	 * the air the floor comes with a sink the estimate sees; letting go
+	 * there let a gust carry the vehicle into its touchdown sideways) */
+	bool touching = c->limit.throttle_lower && m->alt_valid &&
+			fabsf(m->climb_m_s) < COPTER_TOUCH_CLIMB_M_S;
+	if (m->pos_valid && (c->land.landed_maybe || touching)) {
 		copter_wpnav_loiter_init(&c->loiter, m->pos_ne_m, m->vel_ne_m_s);
 		c->psc.vel_integ_ne[0] = c->psc.vel_integ_ne[1] = 0.0f;
 	}
