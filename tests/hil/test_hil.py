@@ -1572,6 +1572,28 @@ def copter_end(truth):
     return (last['n'], last['e']), ok
 
 
+def case_copter_realtime(fulmard, sim, fulmar_log=None):
+    """The copter's demonstration in real time (about 3 minutes of wall clock): the same
+    mission flown and landed as in lock-step, its verdicts the flight's (the timing's figures
+    printed, not judged: no bound here depends on how busy the host is), no RC failsafe
+    (freshness is judged on the simulator's clock)."""
+    f = copter_flight(fulmard, sim, 'copter-rt', realtime=True,
+                      sim_args=('--seed', '1', '--wind', '5,90', '--turbulence', '3'))
+    f.wait_end(wall_s=400)
+    truth, events, timing = f.stop()
+    s = fr.score_copter(truth, fr.load_mission(COPTER_MISSION), events)
+    print('\n'.join('  ' + ln for ln in fr.copter_summary_text(s).split('\n')))
+    m = timing.get('main') or {}
+    print('  main loop %s loops a second; %s loops over 1.5x their period' %
+          (m.get('achieved_hz'), m.get('over_1_5x')))
+    check(s['waypoints_reached_log'] == [1, 2, 3, 4, 5, 6],
+          'every item reached: %s' % s['waypoints_reached_log'])
+    check(s.get('success'), 'landed, upright, disarmed, no crash')
+    check(s.get('xtrack_rms_m') is not None and s['xtrack_rms_m'] < 1.5,
+          'the legs within 1.5 m RMS of their lines (%.2f m)' % (s.get('xtrack_rms_m') or -1))
+    check(event_time(events, 'Radio Failsafe') is None, 'no RC failsafe')
+
+
 def case_copter_loiter(fulmard, sim, fulmar_log=None):
     """LOITER in the demo's wind (5 m/s from the east, turbulence 3): armed by the sticks, the
     throttle above mid takes it up, at mid it holds; 60 s held, then the throttle down lands it
@@ -1668,7 +1690,7 @@ def case_copter_gps_loss_alt_hold(fulmard, sim, fulmar_log=None):
 
 
 CASES = {'sensors': case_sensors, 'copter_mission': case_copter_mission,
-         'copter_loiter': case_copter_loiter, 'copter_rc_loss': case_copter_rc_loss,
+         'copter_loiter': case_copter_loiter, 'copter_realtime': case_copter_realtime, 'copter_rc_loss': case_copter_rc_loss,
          'copter_battery': case_copter_battery, 'copter_gps_loss': case_copter_gps_loss,
          'copter_gps_loss_alt_hold': case_copter_gps_loss_alt_hold, 'sensor_health': case_sensor_health, 'demo': case_demo,
          'windy': case_windy, 'air_start': case_air_start,
