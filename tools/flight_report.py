@@ -28,6 +28,7 @@ import json
 import math
 import os
 import re
+import struct
 import sys
 import time
 
@@ -556,7 +557,84 @@ CHECKS['copter_demo'] = [('success', '==', True), ('xtrack_rms_m', '<', 1.0),
                          ('landing_from_home_m', '<', 8.0), ('waypoints_missed', '==', 0)]
 
 
+DF_LETTERS = {'a': ('32h', None), 'b': ('b', None), 'B': ('B', None), 'h': ('h', None),
+              'H': ('H', None), 'i': ('i', None), 'I': ('I', None), 'f': ('f', None),
+              'd': ('d', None), 'n': ('4s', None), 'N': ('16s', None), 'Z': ('64s', None),
+              'c': ('h', 0.01), 'C': ('H', 0.01), 'e': ('i', 0.01), 'E': ('I', 0.01),
+              'L': ('i', 1e-7), 'M': ('B', None), 'q': ('q', None), 'Q': ('Q', None)}
+
+
+def df_decode(path):
+    """A DataFlash reader in Python, independent of fulmar-log's C one (tests/hil reads our
+    logs with both; the campaign reads the copter's own frame from them) and written from the
+    format's description as pymavlink's DFReader applies it: FMT records (type 128) give
+    each type's layout; a record is 0xA3 0x95 TYPE and its payload; unknown bytes are
+    skipped, a cut last record dropped. Returns ({name: [dict]}, {type: (name, format,
+    columns)}, bytes skipped)."""
+    data = open(path, 'rb').read()
+    fmts = {128: ('FMT', 'BBnNZ', ['Type', 'Length', 'Name', 'Format', 'Columns'], 89)}
+    out, i, skipped = {}, 0, 0
+    while i + 3 <= len(data):
+        if data[i] != 0xA3 or data[i + 1] != 0x95 or data[i + 2] not in fmts:
+            i += 1
+            skipped += 1
+            continue
+        name, fmt, cols, length = fmts[data[i + 2]]
+        if i + length > len(data):
+            break
+        vals = struct.unpack('<' + ''.join(DF_LETTERS[c][0] for c in fmt), data[i + 3:i + length])
+        rec = {}
+        for col, c, v in zip(cols, fmt, vals):
+            scale = DF_LETTERS[c][1]
+            rec[col] = v.split(b'\0')[0].decode(errors='replace') if isinstance(v, bytes) else \
+                v * scale if scale else v
+        if name == 'FMT':
+            fmts[rec['Type']] = (rec['Name'], rec['Format'], rec['Columns'].split(','), rec['Length'])
+        out.setdefault(name, []).append(rec)
+        i += length
+    return out, {t: v[:3] for t, v in fmts.items()}, skipped
+
+
 CMD_WAYPOINT, CMD_TAKEOFF = 16, 22
+
+
+def leg_errors(track, mission):
+    """Signed distances of the track's points (n, e) from the straight legs between
+    consecutive NAV_WAYPOINTs with a place, in each leg's middle 80 % (the turns left out)."""
+    wps = [it for it in mission[1:] if it['cmd'] == CMD_WAYPOINT and it['ne']]
+    errs = []
+    for a, b in zip(wps, wps[1:]):
+        dn, de = b['ne'][0] - a['ne'][0], b['ne'][1] - a['ne'][1]
+        ln = math.hypot(dn, de)
+        if ln < 1.0:
+            continue
+        for n, e in track:
+            al = ((n - a['ne'][0]) * dn + (e - a['ne'][1]) * de) / ln
+            if 0.1 * ln <= al <= 0.9 * ln:
+                xt = ((n - a['ne'][0]) * de - (e - a['ne'][1]) * dn) / ln
+                if abs(xt) < 0.25 * ln:
+                    errs.append(xt)
+    return errs
+
+
+def copter_own_frame(log_path, mission):
+    """The copter's figures in its own frame, from its DataFlash log: the legs flown by its
+    position estimate (POS, 10 Hz, in the air) against the mission's, and where it came to
+    rest (the last POS) from its home (the last ORGN Type 1). What the controller achieved,
+    without the GPS's wander that the truth's frame has."""
+    recs, _, _ = df_decode(log_path)
+    pos, homes = recs.get('POS', []), [o for o in recs.get('ORGN', []) if o['Type'] == 1]
+    out = {}
+    if not pos or not homes:
+        return out
+    lat0, lon0 = mission[0]['lat'], mission[0]['lon']
+    track = [ne_of(lat0, lon0, p['Lat'], p['Lng']) for p in pos if p['RelHomeAlt'] > 2.0]
+    errs = leg_errors(track, mission)
+    if errs:
+        out['own_xtrack_rms_m'] = rms(errs)
+    h, p = homes[-1], pos[-1]
+    out['own_landing_from_home_m'] = math.hypot(*ne_of(h['Lat'], h['Lng'], p['Lat'], p['Lng']))
+    return out
 
 
 def score_copter(truth, mission, events):
@@ -583,21 +661,7 @@ def score_copter(truth, mission, events):
         return s
     s['home_n_m'], s['home_e_m'] = armed['n'], armed['e']
     # the legs: consecutive NAV_WAYPOINTs with a place
-    wps = [it for it in mission[1:] if it['cmd'] == CMD_WAYPOINT and it['ne']]
-    errs = []
-    for a, b in zip(wps, wps[1:]):
-        dn, de = b['ne'][0] - a['ne'][0], b['ne'][1] - a['ne'][1]
-        ln = math.hypot(dn, de)
-        if ln < 1.0:
-            continue
-        for r in truth:
-            if r['ground'] or not r['armed']:
-                continue
-            al = ((r['n'] - a['ne'][0]) * dn + (r['e'] - a['ne'][1]) * de) / ln
-            if 0.1 * ln <= al <= 0.9 * ln:
-                xt = ((r['n'] - a['ne'][0]) * de - (r['e'] - a['ne'][1]) * dn) / ln
-                if abs(xt) < 0.25 * ln:
-                    errs.append(xt)
+    errs = leg_errors([(r['n'], r['e']) for r in truth if not r['ground'] and r['armed']], mission)
     s['xtrack_rms_m'] = rms(errs) if errs else None
     s['xtrack_max_m'] = max((abs(x) for x in errs), default=None)
     last = truth[-1]

@@ -562,48 +562,11 @@ def estimator_telemetry(f, tr, t0):
 
 
 # DataFlash format letters as pymavlink's DFReader reads them: struct code and scale.
-DF_LETTERS = {'a': ('32h', None), 'b': ('b', None), 'B': ('B', None), 'h': ('h', None),
-              'H': ('H', None), 'i': ('i', None), 'I': ('I', None), 'f': ('f', None),
-              'd': ('d', None), 'n': ('4s', None), 'N': ('16s', None), 'Z': ('64s', None),
-              'c': ('h', 0.01), 'C': ('H', 0.01), 'e': ('i', 0.01), 'E': ('I', 0.01),
-              'L': ('i', 1e-7), 'M': ('B', None), 'q': ('q', None), 'Q': ('Q', None)}
-
-
-def df_decode(path):
-    """A second DataFlash reader, independent of fulmar-log's C one and written from the
-    format's description as pymavlink's DFReader applies it: FMT records (type 128) give
-    each type's layout; a record is 0xA3 0x95 TYPE and its payload; unknown bytes are
-    skipped, a cut last record dropped. Returns ({name: [dict]}, {type: (name, format,
-    columns)}, bytes skipped)."""
-    data = open(path, 'rb').read()
-    fmts = {128: ('FMT', 'BBnNZ', ['Type', 'Length', 'Name', 'Format', 'Columns'], 89)}
-    out, i, skipped = {}, 0, 0
-    while i + 3 <= len(data):
-        if data[i] != 0xA3 or data[i + 1] != 0x95 or data[i + 2] not in fmts:
-            i += 1
-            skipped += 1
-            continue
-        name, fmt, cols, length = fmts[data[i + 2]]
-        if i + length > len(data):
-            break
-        vals = struct.unpack('<' + ''.join(DF_LETTERS[c][0] for c in fmt), data[i + 3:i + length])
-        rec = {}
-        for col, c, v in zip(cols, fmt, vals):
-            scale = DF_LETTERS[c][1]
-            rec[col] = v.split(b'\0')[0].decode(errors='replace') if isinstance(v, bytes) else \
-                v * scale if scale else v
-        if name == 'FMT':
-            fmts[rec['Type']] = (rec['Name'], rec['Format'], rec['Columns'].split(','), rec['Length'])
-        out.setdefault(name, []).append(rec)
-        i += length
-    return out, {t: v[:3] for t, v in fmts.items()}, skipped
-
-
 def check_log_independently(path, counts, names):
     """df_decode on a log of ours: every byte a record, the same counts as fulmar-log's,
     and for the named types an FMTU whose unit and multiplier ids are in the file's UNIT
     and MULT records, one per column."""
-    recs, fmts, skipped = df_decode(path)
+    recs, fmts, skipped = fr.df_decode(path)
     ours = {n: len(v) for n, v in recs.items()}
     same = all(ours.get(n, 0) == c for n, c in counts.items())
     units = {r['Id'] for r in recs.get('UNIT', [])}
@@ -619,7 +582,7 @@ def check_log_independently(path, counts, names):
                 any(ord(c) not in mults for c in u['MultIds']):
             bad.append(n)
     check(skipped == 0 and same and not bad,
-          'the log read by a second, independent reader (test_hil.df_decode): %d bytes '
+          'the log read by a second, independent reader (flight_report.df_decode): %d bytes '
           'skipped, counts %s fulmar-log\'s, FMTU/UNIT/MULT consistent%s' % (
               skipped, 'equal to' if same else 'NOT equal to',
               ' except for ' + ', '.join(bad) if bad else ''))
