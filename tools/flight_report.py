@@ -682,6 +682,10 @@ def copter_summary_text(s):
                  % (s['xtrack_rms_m'], s['xtrack_max_m']))
     if 'landing_from_home_m' in s:
         L.append('landing: %.2f m from where it was armed (the truth)' % s['landing_from_home_m'])
+    if 'own_landing_from_home_m' in s:
+        L.append('in its own frame (its flight log): landed %.2f m from home; legs %s RMS' % (
+            s['own_landing_from_home_m'], '%.2f m' % s['own_xtrack_rms_m']
+            if 'own_xtrack_rms_m' in s else 'not flown'))
     return '\n'.join(L)
 
 
@@ -820,6 +824,8 @@ def cmd_report(a):
     events, timing = load_log(a.log)
     if a.vehicle == 'copter':
         s = score_copter(truth, mission, events)
+        if a.dataflash:
+            s.update(copter_own_frame(a.dataflash, mission))
         print(copter_summary_text(s))
     else:
         s = score(truth, mission, events, a.cruise, wp_radius_of(a.params))
@@ -923,6 +929,7 @@ def main():
     r.add_argument('--cruise', type=float, default=15.0, help='TRIM_ARSPD_CM / 100')
     r.add_argument('--check', choices=sorted(CHECKS), default='none')
     r.add_argument('--vehicle', choices=['plane', 'copter'], default='plane')
+    r.add_argument('--dataflash', help="a copter's flight log (.BIN): its own frame's figures too")
     f = sub.add_parser('follow')
     f.add_argument('--status', required=True)
     f.add_argument('--log', required=True)
