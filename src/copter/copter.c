@@ -143,20 +143,6 @@ static float age_s(uint64_t now_us, uint64_t t_us)
 	return t_us >= now_us ? 0.0f : (float)((double)(now_us - t_us) * 1e-6);
 }
 
-static float stick(const struct rc_frame *rc, unsigned int ch)
-{
-	if (ch >= rc->channel_count)
-		return 0.0f;
-	return clampf(((float)rc->channels_us[ch] - 1500.0f) / 400.0f, -1.0f, 1.0f);
-}
-
-static float throttle_stick(const struct rc_frame *rc)
-{
-	if (rc->channel_count < 3)
-		return 0.0f;
-	return clampf(((float)rc->channels_us[2] - 1100.0f) / 800.0f, 0.0f, 1.0f);
-}
-
 /* The pilot's sticks this step (all 0, throttle at its bottom, without RC). */
 struct sticks {
 	bool live;
@@ -170,10 +156,10 @@ static struct sticks read_sticks(const struct copter *c, const struct copter_par
 	s.live = in->rc_seen && !c->rc_fs && age_s(in->now_us, in->rc.timestamp_us) < p->rc_fs_timeout;
 	if (!s.live)
 		return s;
-	s.roll = stick(&in->rc, 0);
-	s.pitch = stick(&in->rc, 1);
-	s.throttle = throttle_stick(&in->rc);
-	s.yaw = stick(&in->rc, 3);
+	s.roll = rc_stick(&in->rc, 0);
+	s.pitch = rc_stick(&in->rc, 1);
+	s.throttle = rc_throttle_stick(&in->rc);
+	s.yaw = rc_stick(&in->rc, 3);
 	return s;
 }
 

@@ -115,4 +115,25 @@ const char *rc_reject_name(enum rc_reject reason);
 /* Sum of all rejected frames. */
 uint32_t rc_stats_rejected(const struct rc_stats *stats);
 
+/*
+ * A pilot's stick from a frame, as the vehicles read them: a centred stick
+ * (channel ch, 0-based) -1..1 over 1500 +-400 us, the throttle (channel 3)
+ * 0..1 over 1100..1900 us; 0 when the frame has no such channel.
+ */
+static inline float rc_stick(const struct rc_frame *rc, unsigned int ch)
+{
+	if (ch >= rc->channel_count)
+		return 0.0f;
+	float v = ((float)rc->channels_us[ch] - 1500.0f) / 400.0f;
+	return v < -1.0f ? -1.0f : v > 1.0f ? 1.0f : v;
+}
+
+static inline float rc_throttle_stick(const struct rc_frame *rc)
+{
+	if (rc->channel_count < 3)
+		return 0.0f;
+	float v = ((float)rc->channels_us[2] - 1100.0f) / 800.0f;
+	return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+}
+
 #endif

@@ -74,20 +74,6 @@ static float clampf(float v, float lo, float hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-static float stick(const struct rc_frame *rc, unsigned int ch)
-{
-	if (ch >= rc->channel_count)
-		return 0.0f;
-	return clampf(((float)rc->channels_us[ch] - 1500.0f) / 400.0f, -1.0f, 1.0f);
-}
-
-static float throttle_stick(const struct rc_frame *rc)
-{
-	if (rc->channel_count < 3)
-		return 0.0f;
-	return clampf(((float)rc->channels_us[2] - 1100.0f) / 800.0f, 0.0f, 1.0f);
-}
-
 static void say(struct plane_output *out, int severity, const char *text)
 {
 	out->text = text;
@@ -612,8 +598,8 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct veh
 	bool manual = m == PLANE_MANUAL || m == PLANE_INITIALISING || !att;
 	if (manual) {
 		if (rc_live && m != PLANE_INITIALISING) {
-			u = (struct ctl_surfaces){ stick(&in->rc, 0), stick(&in->rc, 1), stick(&in->rc, 3) };
-			throttle = throttle_stick(&in->rc);
+			u = (struct ctl_surfaces){ rc_stick(&in->rc, 0), rc_stick(&in->rc, 1), rc_stick(&in->rc, 3) };
+			throttle = rc_throttle_stick(&in->rc);
 		}
 		ctl_init(&p->ctl);
 		p->nav_last_ok = false;
@@ -623,12 +609,12 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct veh
 		if (plane_mode_navigates(m)) {
 			if (m == PLANE_FBWB || m == PLANE_CRUISE) {
 				/* Pitch stick moves the held height, throttle stick the speed. */
-				float climb = rc_live ? stick(&in->rc, 1) * 2.0f : 0.0f;
+				float climb = rc_live ? rc_stick(&in->rc, 1) * 2.0f : 0.0f;
 				if (p->nav.idle_alt_set)
 					p->nav.idle_alt_m += climb * in->dt_s;
 				float lo = pp->ctl.arspd_fbw_min, hi = lo + 10.0f;
 				if (rc_live)
-					nav_set_airspeed(&p->nav, lo + throttle_stick(&in->rc) * (hi - lo));
+					nav_set_airspeed(&p->nav, lo + rc_throttle_stick(&in->rc) * (hi - lo));
 			}
 			bool nav_now = !in->nav_deferred || !p->nav_last_ok;
 			if (nav_now) {
@@ -647,7 +633,7 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct veh
 			if (m == PLANE_CIRCLE)
 				roll = roll_lim / 3.0f;
 			else if (m == PLANE_FBWB || m == PLANE_CRUISE)
-				roll = rc_live ? stick(&in->rc, 0) * roll_lim : 0.0f;
+				roll = rc_live ? rc_stick(&in->rc, 0) * roll_lim : 0.0f;
 			if (m == PLANE_AUTO && nav_now) {
 				mexec_update(&p->mexec, in->mission, &p->nav, &out->nav, vs, in->now_us);
 				out->reached = mexec_take_reached(&p->mexec, &out->reached_seq);
@@ -690,11 +676,11 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct veh
 		} else {
 			p->nav_last_ok = false;
 			/* FBWA, STABILIZE and the rest of the pilot's modes: sticks demand attitude. */
-			float ps = rc_live ? stick(&in->rc, 1) : 0.0f;
-			roll = (rc_live ? stick(&in->rc, 0) : 0.0f) * roll_lim;
+			float ps = rc_live ? rc_stick(&in->rc, 1) : 0.0f;
+			roll = (rc_live ? rc_stick(&in->rc, 0) : 0.0f) * roll_lim;
 			pitch = ps >= 0.0f ? ps * pp->lim_pitch_max * 0.01f * DEG_F :
 					     -ps * pp->lim_pitch_min * 0.01f * DEG_F;
-			throttle = rc_live ? throttle_stick(&in->rc) : 0.0f;
+			throttle = rc_live ? rc_throttle_stick(&in->rc) : 0.0f;
 		}
 		struct ctl_demand d = {
 			.roll_rad = roll, .pitch_rad = pitch, .throttle = throttle,
@@ -704,8 +690,8 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct veh
 		};
 		ctl_update(&p->ctl, &pp->ctl, vs, &d, in->dt_s, &u);
 		if (m == PLANE_STABILIZE && rc_live) {
-			u.aileron = clampf(u.aileron + stick(&in->rc, 0), -1.0f, 1.0f);
-			u.elevator = clampf(u.elevator + stick(&in->rc, 1), -1.0f, 1.0f);
+			u.aileron = clampf(u.aileron + rc_stick(&in->rc, 0), -1.0f, 1.0f);
+			u.elevator = clampf(u.elevator + rc_stick(&in->rc, 1), -1.0f, 1.0f);
 		}
 		crash_check(p, pp, in, out);
 		if (plane_mode_navigates(m) && out->nav.ground_steering)
@@ -719,7 +705,7 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct veh
 			u.elevator = out->nav.elevator;     /* the takeoff roll's tail hold */
 		}
 		if (rc_live && m != PLANE_AUTO)
-			u.rudder = clampf(u.rudder + stick(&in->rc, 3), -1.0f, 1.0f);
+			u.rudder = clampf(u.rudder + rc_stick(&in->rc, 3), -1.0f, 1.0f);
 		out->roll_dem_rad = roll;
 		out->pitch_dem_rad = pitch;
 	}
