@@ -3,7 +3,8 @@
  * The copter's counterpart of flight_params.h: the one place that binds the
  * parameter table's rows (PARAM_COPTER, and the shared rows the copter
  * reads: ARMING_CHECK, SERVOn_*) to the fields of struct copter_params, by
- * name. The fields carry ArduCopter's units, so no row is scaled; one row may
+ * name (param.h's struct param_bind, as the plane's are). The fields carry
+ * ArduCopter's units, so every row's scale is 1; one row may
  * feed several fields (ANGLE_MAX: the attitude and the position
  * controllers). The table's defaults are the struct's; a unit test holds
  * them equal, and holds every PARAM_COPTER row bound.
@@ -15,16 +16,10 @@
 
 #include "copter/copter.h"
 
-#define COPTER_PARAM_FIELDS 2
+#include "param/param.h"
 
-struct copter_param_bind {
-	const char *name;
-	unsigned int n;
-	size_t off[COPTER_PARAM_FIELDS];    /* offsets of float fields in struct copter_params */
-};
-
-/* Sorted by name. */
-extern const struct copter_param_bind copter_param_binds[];
+/* Sorted by name; offsets into struct copter_params (param.h's struct param_bind). */
+extern const struct param_bind copter_param_binds[];
 extern const unsigned int copter_param_count;
 
 /*

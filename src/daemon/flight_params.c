@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "daemon/flight_params.h"
 
-#include <string.h>
-
 #include "param/param.h"
 
 /* Sorted by name, as the parameter table is. */
-const struct flight_param_bind flight_param_binds[] = {
+const struct param_bind flight_param_binds[] = {
 	{ "ALT_HOLD_RTL", 0.01f, 1, { offsetof(struct plane_params, mexec.rtl_alt_m) } },
 	{ "ARMING_CHECK", 1.0f, 1, { offsetof(struct plane_params, arming_check) } },
 	{ "ARMING_MAGTHRESH", 1.0f, 1, { offsetof(struct plane_params, arming_magthresh) } },
@@ -155,17 +153,5 @@ const unsigned int flight_param_count = sizeof(flight_param_binds) / sizeof(flig
 
 unsigned int flight_params_load(struct plane_params *pp)
 {
-	unsigned int missing = 0;
-	for (unsigned int i = 0; i < flight_param_count; i++) {
-		const struct flight_param_bind *b = &flight_param_binds[i];
-		int idx = param_find(b->name);
-		if (idx < 0) {
-			missing++;
-			continue;
-		}
-		float v = param_get(idx) * b->scale;
-		for (unsigned int k = 0; k < b->n; k++)
-			memcpy((char *)pp + b->off[k], &v, sizeof(v));
-	}
-	return missing;
+	return param_binds_load(flight_param_binds, flight_param_count, pp);
 }

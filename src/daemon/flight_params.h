@@ -15,16 +15,10 @@
 
 #include "vehicle/plane.h"
 
-#define FLIGHT_PARAM_FIELDS 3
+#include "param/param.h"
 
-struct flight_param_bind {
-	const char *name;
-	float scale;                        /* field = parameter * scale */
-	unsigned int n;
-	size_t off[FLIGHT_PARAM_FIELDS];    /* offsets of float fields in struct plane_params */
-};
-
-extern const struct flight_param_bind flight_param_binds[];
+/* Offsets into struct plane_params (param.h's struct param_bind). */
+extern const struct param_bind flight_param_binds[];
 extern const unsigned int flight_param_count;
 
 /*

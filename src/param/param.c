@@ -202,3 +202,20 @@ long param_save_text(char *buf, size_t len)
 	}
 	return (long)used;
 }
+
+unsigned int param_binds_load(const struct param_bind *binds, unsigned int count, void *base)
+{
+	unsigned int missing = 0;
+	for (unsigned int i = 0; i < count; i++) {
+		const struct param_bind *b = &binds[i];
+		int idx = param_find(b->name);
+		if (idx < 0) {
+			missing++;
+			continue;
+		}
+		float v = param_get(idx) * b->scale;
+		for (unsigned int k = 0; k < b->n; k++)
+			memcpy((char *)base + b->off[k], &v, sizeof(v));
+	}
+	return missing;
+}

@@ -65,6 +65,21 @@ float param_get_by_name(const char *name);
  * integer parameter given a fraction). Returns 0.
  */
 int param_set(int idx, float value);
+/*
+ * A parameter bound by name to float fields of a settings struct (the
+ * vehicles' plane_params, copter_params): field = value * scale, into each
+ * of the n offsets. param_binds_load copies every bound value into base and
+ * returns how many names the table lacks. Main thread.
+ */
+#define PARAM_BIND_FIELDS 3
+struct param_bind {
+	const char *name;
+	float scale;
+	unsigned int n;
+	size_t off[PARAM_BIND_FIELDS];
+};
+unsigned int param_binds_load(const struct param_bind *binds, unsigned int count, void *base);
+
 /* Bumped on every change; the io thread saves when it moves. */
 uint32_t param_generation(void);
 
