@@ -133,9 +133,12 @@ float flight_copter_throttle(void)
 	return copter() ? flight.copter.throttle_out : NAN;
 }
 
-/* The latest value of a kind if it is new since the last call. */
+/* The latest value of a kind if it is new since the last call (the copy is
+ * made only then: most kinds are new in few of the 400 loops a second). */
 static bool take(enum sensor_kind k, void *out)
 {
+	if (sensors_generation(flight.hub, k) == flight.gen[k])
+		return false;
 	uint32_t g = sensors_latest(flight.hub, k, out);
 	if (g == flight.gen[k])
 		return false;

@@ -194,6 +194,12 @@ uint32_t sensors_latest(const struct sensor_hub *h, enum sensor_kind k, void *ou
 	return topic_read(&h->topic[k], out);
 }
 
+uint32_t sensors_generation(const struct sensor_hub *h, enum sensor_kind k)
+{
+	assert(k > SENSOR_IMU && k < SENSOR_KIND_COUNT);
+	return topic_generation(&h->topic[k]);
+}
+
 uint64_t sensors_accepted(const struct sensor_hub *h, enum sensor_kind k)
 {
 	return atomic_load_explicit(&h->count[k].accepted, memory_order_relaxed);

@@ -122,6 +122,8 @@ size_t sensors_read_imu(struct sensor_hub *h, struct imu_sample *out, size_t n);
  * that kind's type; returns its generation (0: none yet, out untouched).
  */
 uint32_t sensors_latest(const struct sensor_hub *h, enum sensor_kind k, void *out);
+/* Any thread: the generation sensors_latest would return now, without the copy. */
+uint32_t sensors_generation(const struct sensor_hub *h, enum sensor_kind k);
 /* Any thread. */
 uint64_t sensors_accepted(const struct sensor_hub *h, enum sensor_kind k);
 uint64_t sensors_rejected(const struct sensor_hub *h, enum sensor_kind k);
