@@ -31,7 +31,8 @@
 #define THROTTLE_ZERO 0.02f             /* the stick's bottom (ArduCopter's control_in 0) */
 #define RC_THR_LOW_STEPS_US 100000u     /* the throttle under FS_THR_VALUE this long */
 #define FS_CLOSE_TO_HOME_M 5.0f         /* ArduCopter's FS_CLOSE_TO_HOME_CM */
-#define EKF_FS_US 1000000u              /* no position this long: EKF failsafe */
+#define EKF_CHECK_US 100000u            /* ArduCopter's EKF check runs at 10 Hz ... */
+#define EKF_CHECK_TICKS 10              /* ... and acts on ten bad ticks */
 #define BRAKE_DECEL_M_S2 7.5f           /* BRAKE_MODE_DECEL_RATE */
 #define YAW_LOOK_AHEAD_M 2.0f           /* a leg shorter than this keeps its heading */
 
@@ -53,6 +54,8 @@ void copter_params_default(struct copter_params *p)
 	/* ArduCopter's outputs: a quad's motors 1..4 on SERVO1..4, MOT_PWM_* their range */
 	for (int i = 0; i < SERVO_CHANNELS; i++)
 		p->servo.ch[i].servo_function = i < 4 ? (float)(COPTER_SERVO_FUNC_MOTOR1 + i) : 0.0f;
+	p->poshold.brake_rate = 8;
+	p->poshold.brake_angle = 3000;
 	p->fltmode_ch = 5;
 	for (int i = 0; i < 6; i++)
 		p->fltmode[i] = COPTER_STABILIZE;
@@ -570,6 +573,7 @@ static void enter_mode(struct copter *c, const struct copter_params *p,
 		break;
 	case COPTER_GUIDED:
 		c->guided_gen = c->v->guided.generation;
+		c->takeoff_gen = c->v->takeoff.generation;
 		start_loiter(c, m);
 		set_phase(c, COPTER_PHASE_HOLD, in);
 		if (c->v->guided.generation) {
@@ -579,8 +583,11 @@ static void enter_mode(struct copter *c, const struct copter_params *p,
 			start_leg(c, p, m, ne, c->v->guided.alt_rel_m, 0.0f);
 		}
 		break;
-	case COPTER_LOITER:
 	case COPTER_POSHOLD:
+		copter_poshold_init(&c->poshold);
+		start_loiter(c, m);
+		break;
+	case COPTER_LOITER:
 	case COPTER_BRAKE:
 		start_loiter(c, m);
 		break;
@@ -641,6 +648,54 @@ static void failsafe_act(struct copter *c, const struct vehicle_input *in,
 		vehicle_set_mode(c->v, COPTER_LAND, why, sizeof(why));
 	snprintf(c->text, sizeof(c->text), "%s: %s", what, vehicle_mode_name(VEHICLE_COPTER,
 									    c->v->mode));
+	say(out, MAV_SEVERITY_CRITICAL, c->text);
+}
+
+/* ArduCopter's variance vote: two of compass, velocity and position at the
+ * threshold, the velocity at twice it counting as two. */
+static bool ekf_over_threshold(float thresh, const struct vehicle_input *in)
+{
+	int over = in->ekf_mag_var >= thresh;
+	over += in->ekf_vel_var >= 2.0f * thresh ? 2 : in->ekf_vel_var >= thresh;
+	return over >= 2 || (over >= 1 && in->ekf_pos_var >= thresh);
+}
+
+static void ekf_check(struct copter *c, const struct copter_params *p,
+		      const struct vehicle_input *in, struct copter_output *out)
+{
+	if (in->now_us - c->ekf_check_us < EKF_CHECK_US)
+		return;
+	c->ekf_check_us = in->now_us;
+	if (!c->v->armed || !(p->fs_ekf_thresh > 0.0f)) {
+		c->ekf_bad_count = 0;
+		if (c->ekf_fs) {
+			c->ekf_fs = false;
+			say(out, MAV_SEVERITY_INFO, "EKF Failsafe Cleared");
+		}
+		return;
+	}
+	bool pos = in->vs.valid & VEHICLE_POSITION_VALID;
+	if (pos && !ekf_over_threshold(p->fs_ekf_thresh, in)) {
+		if (c->ekf_bad_count > 0 && --c->ekf_bad_count == 0 && c->ekf_fs) {
+			c->ekf_fs = false;
+			say(out, MAV_SEVERITY_INFO, "EKF Failsafe Cleared");
+		}
+		return;
+	}
+	if (c->ekf_fs || ++c->ekf_bad_count < EKF_CHECK_TICKS)
+		return;
+	c->ekf_fs = true;
+	uint32_t mode = c->v->mode;
+	if (p->fs_ekf_action == 0.0f || (!needs_position(mode) && p->fs_ekf_action != 3.0f)) {
+		say(out, MAV_SEVERITY_CRITICAL, pos ? "EKF variance" : "EKF Failsafe: no position");
+		return;
+	}
+	uint32_t want = p->fs_ekf_action == 2.0f && needs_position(mode) ? COPTER_ALT_HOLD : COPTER_LAND;
+	char why[96];
+	if (mode != want && vehicle_set_mode(c->v, want, why, sizeof(why)) != 0)
+		vehicle_set_mode(c->v, COPTER_STABILIZE, why, sizeof(why));
+	snprintf(c->text, sizeof(c->text), "EKF Failsafe: changed to %s Mode",
+		 vehicle_mode_name(VEHICLE_COPTER, c->v->mode));
 	say(out, MAV_SEVERITY_CRITICAL, c->text);
 }
 
@@ -707,32 +762,7 @@ static void failsafes(struct copter *c, const struct copter_params *p,
 				   p->batt_fs_low_act == 2.0f ? FS_ACT_RTL : FS_ACT_NONE;
 		failsafe_act(c, in, m, &s, a, what, out);
 	}
-	/* EKF: no position for a second in a mode that needs one. */
-	bool pos = in->vs.valid & VEHICLE_POSITION_VALID;
-	if (pos || !c->v->armed) {
-		c->pos_lost_since_us = 0;
-		if (c->ekf_fs && pos) {
-			c->ekf_fs = false;
-			say(out, MAV_SEVERITY_INFO, "EKF Failsafe Cleared");
-		}
-	} else if (!c->pos_lost_since_us) {
-		c->pos_lost_since_us = in->now_us;
-	}
-	if (!c->ekf_fs && c->pos_lost_since_us && in->now_us - c->pos_lost_since_us >= EKF_FS_US) {
-		uint32_t mode = c->v->mode;
-		bool act = needs_position(mode) || p->fs_ekf_action == 3.0f;
-		if (act && p->fs_ekf_action != 0.0f) {
-			c->ekf_fs = true;
-			uint32_t want = p->fs_ekf_action == 2.0f && needs_position(mode) ? COPTER_ALT_HOLD :
-												COPTER_LAND;
-			char why[96];
-			if (mode != want && vehicle_set_mode(c->v, want, why, sizeof(why)) != 0)
-				vehicle_set_mode(c->v, COPTER_STABILIZE, why, sizeof(why));
-			snprintf(c->text, sizeof(c->text), "EKF Failsafe: changed to %s Mode",
-				 vehicle_mode_name(VEHICLE_COPTER, c->v->mode));
-			say(out, MAV_SEVERITY_CRITICAL, c->text);
-		}
-	}
+	ekf_check(c, p, in, out);
 }
 
 /* ---- the geofence ---- */
@@ -963,6 +993,8 @@ static void run_phase(struct copter *c, const struct copter_params *p,
 		d->climb_target_m_s = c->leg.v_m_s * c->leg.unit[2];
 		if (c->leg.reached && c->v->mode == COPTER_AUTO)
 			item_done(c, p, in, m, out);
+		else if (c->leg.reached)
+			set_phase(c, COPTER_PHASE_HOLD, in);
 		break;
 	case COPTER_PHASE_LEG:
 		fly_leg(c, p, m, dt);
@@ -1022,6 +1054,30 @@ static void run_phase(struct copter *c, const struct copter_params *p,
 	}
 }
 
+/* POSHOLD's axes (copter/poshold.h): the loiter controller runs throughout,
+ * its target kept on the vehicle until both axes hand over to it. */
+static void poshold_demand(struct copter *c, const struct copter_params *p,
+			   const struct vehicle_input *in, const struct copter_psc_meas *m,
+			   float roll_cd, float pitch_cd, float dt)
+{
+	if (c->land.landed)
+		copter_poshold_init(&c->poshold);
+	struct copter_poshold_in pin = {
+		.stick_cd = { roll_cd, pitch_cd },
+		.vel_ne_m_s = { m->vel_ne_m_s[0], m->vel_ne_m_s[1] },
+		.yaw_rad = in->vs.yaw_rad,
+		.ctl_accel_ne_m_s2 = { c->nav_psc_out.accel_ne_m_s2[0], c->nav_psc_out.accel_ne_m_s2[1] },
+		.ctl_cd = { c->nav_psc_out.roll_rad / DEG_F * 100.0f,
+			    c->nav_psc_out.pitch_rad / DEG_F * 100.0f },
+		.angle_max_cd = p->atc.angle_max,
+		.dt_s = dt,
+	};
+	bool start = copter_poshold_update(&c->poshold, &p->poshold, &pin);
+	if (!copter_poshold_loitering(&c->poshold) || start)
+		copter_wpnav_loiter_init(&c->loiter, m->pos_ne_m, m->vel_ne_m_s);
+	xy_loiter(c, p, NULL, in, dt);
+}
+
 static void mode_demand(struct copter *c, const struct copter_params *p,
 			const struct vehicle_input *in, const struct copter_psc_meas *m,
 			const struct sticks *s, float dt, struct copter_demand *d, struct copter_output *out)
@@ -1045,8 +1101,7 @@ static void mode_demand(struct copter *c, const struct copter_params *p,
 		d->fly = !throttle_zero(s);
 		break;
 	case COPTER_ALT_HOLD:
-	case COPTER_LOITER:
-	case COPTER_POSHOLD: {
+	case COPTER_LOITER: {
 		float climb = pilot_climb_m_s(p, s);
 		d->climb_target_m_s = climb;
 		d->fly = !c->land.landed || (climb > 0.0f && !throttle_zero(s));
@@ -1064,6 +1119,17 @@ static void mode_demand(struct copter *c, const struct copter_params *p,
 		z_climb(c, p, climb, false, COPTER_WPNAV_PILOT, dt);
 		break;
 	}
+	case COPTER_POSHOLD: {
+		float climb = pilot_climb_m_s(p, s);
+		d->climb_target_m_s = climb;
+		d->fly = !c->land.landed || (climb > 0.0f && !throttle_zero(s));
+		d->psc = true;
+		poshold_demand(c, p, in, m, roll, pitch, dt);
+		if (climb < 0.0f)
+			soften_for_landing(c, m);
+		z_climb(c, p, climb, false, COPTER_WPNAV_PILOT, dt);
+		break;
+	}
 	case COPTER_BRAKE: {
 		struct copter_psc_limits lim = { 50.0f, BRAKE_DECEL_M_S2, 2.5f, 1.5f, 2.5f };
 		float zero[2] = { 0.0f, 0.0f };
@@ -1075,6 +1141,17 @@ static void mode_demand(struct copter *c, const struct copter_params *p,
 		break;
 	}
 	case COPTER_GUIDED:
+		if (c->v->takeoff.generation != c->takeoff_gen) {
+			/* ArduCopter's user takeoff: straight up from here, then hold */
+			c->takeoff_gen = c->v->takeoff.generation;
+			if (c->v->armed && c->land.landed) {
+				float here[2], now_alt;
+				target_now(c, m, here, &now_alt);
+				c->auto_armed = true;
+				set_phase(c, COPTER_PHASE_TAKEOFF, in);
+				start_leg(c, p, m, here, fmaxf(c->v->takeoff.alt_rel_m, now_alt), 0.0f);
+			}
+		}
 		if (c->v->guided.generation != c->guided_gen) {
 			c->guided_gen = c->v->guided.generation;
 			float ne[2];
@@ -1084,8 +1161,9 @@ static void mode_demand(struct copter *c, const struct copter_params *p,
 		}
 		d->psc = true;
 		d->yaw_rate = false;
-		d->fly = !c->land.landed;
-		if (c->phase == COPTER_PHASE_LEG || (c->phase == COPTER_PHASE_HOLD && c->v->guided.generation)) {
+		d->fly = !c->land.landed || c->phase == COPTER_PHASE_TAKEOFF;
+		if (c->phase == COPTER_PHASE_LEG || c->phase == COPTER_PHASE_TAKEOFF ||
+		    (c->phase == COPTER_PHASE_HOLD && (c->v->guided.generation || c->v->takeoff.generation))) {
 			run_phase(c, p, in, m, s, dt, d, out);
 		} else {
 			xy_loiter(c, p, NULL, in, dt);
@@ -1252,6 +1330,12 @@ void copter_step(struct copter *c, const struct copter_params *p, const struct v
 			roll_cd = out->psc.roll_rad / DEG_F * 100.0f;
 			pitch_cd = out->psc.pitch_rad / DEG_F * 100.0f;
 		}
+		if (c->v->mode == COPTER_POSHOLD) {
+			float ctl[2] = { roll_cd, pitch_cd }, lean[2];
+			copter_poshold_angles(&c->poshold, ctl, lean);
+			roll_cd = lean[0];
+			pitch_cd = lean[1];
+		}
 		throttle = out->psc.throttle;
 		boost = false;   /* the position controller's throttle carries the tilt */
 	} else if (d.psc) {
@@ -1339,6 +1423,7 @@ void copter_step(struct copter *c, const struct copter_params *p, const struct v
 	lin.throttle = c->throttle_out;
 	if (dt > 0.0f)
 		copter_land_update(&c->land, &p->land, &lin, dt);
+	c->v->landed = c->land.landed;
 	if (armed && c->land.crashed) {
 		disarm(c);
 		say(out, MAV_SEVERITY_CRITICAL, "Crash: Disarming");

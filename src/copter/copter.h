@@ -20,10 +20,14 @@
  *              / _DN, PILOT_ACCEL_Z) outside THR_DZ around mid-stick.
  *   LOITER     the roll and pitch sticks move the held point (wpnav's loiter,
  *              LOIT_*), the throttle as ALT_HOLD's.
- *   POSHOLD    flown as LOITER (its braking included): ArduCopter's
- *              POSHOLD's stick-to-lean mixing is not done.
+ *   POSHOLD    the roll and pitch sticks lean as ALT_HOLD's, each axis
+ *              brakes when its stick centres (PHLD_BRAKE_RATE,
+ *              PHLD_BRAKE_ANGLE), then the loiter controller holds the
+ *              place; the wind it leans against is flown under the sticks
+ *              (copter/poshold.h). The throttle as ALT_HOLD's.
  *   GUIDED     to vehicle->guided's target as a waypoint leg, then holds;
- *              holds where it is without one. Does not take off.
+ *              holds where it is without one. Armed and landed, a
+ *              NAV_TAKEOFF (vehicle->takeoff) climbs straight up, then holds.
  *   AUTO       the mission (in->mission; item 0 is home), from item 1:
  *              NAV_TAKEOFF, NAV_WAYPOINT (param1 hold s), NAV_LOITER_TIME
  *              (param1 s), NAV_LOITER_TURNS (param1 turns, param3 radius m,
@@ -67,10 +71,13 @@
  *          same fall-backs).
  *   battery  under BATT_LOW_VOLT for BATT_LOW_TIMER s, or BATT_LOW_MAH used:
  *          BATT_FS_LOW_ACT 0 warn, 1 LAND, 2 RTL. Once.
- *   EKF    FS_EKF_ACTION (1 LAND, 2 ALT_HOLD, 3 LAND in any mode): the input
- *          carries no innovation or variance figures, so the trigger is the
- *          loss of the position estimate for 1 s in a mode that needs it
- *          (FS_EKF_THRESH is kept for the parameter list, not used).
+ *   EKF    ArduCopter's EKF check at 10 Hz, armed: a bad tick is one with
+ *          no position estimate, or two of the compass, velocity and
+ *          position variances at FS_EKF_THRESH or more (velocity at twice it
+ *          counts as two); ten bad ticks, each good one taking one back,
+ *          declare it, and the count back at zero clears it. FS_EKF_THRESH
+ *          0 turns the check off. FS_EKF_ACTION 1 LAND, 2 ALT_HOLD, 3 LAND
+ *          in any mode; 1 and 2 act only in a mode that needs a position.
  */
 #ifndef FULMAR_COPTER_COPTER_H
 #define FULMAR_COPTER_COPTER_H
@@ -82,6 +89,7 @@
 #include "copter/atc.h"
 #include "copter/land_detect.h"
 #include "copter/motors.h"
+#include "copter/poshold.h"
 #include "copter/psc.h"
 #include "copter/wpnav.h"
 #include "nav/nav_geo.h"
@@ -93,6 +101,7 @@ struct copter_params {
 	struct copter_atc_params atc;
 	struct copter_psc_params psc;
 	struct copter_wpnav_params wpnav;
+	struct copter_poshold_params poshold;  /* PHLD_* */
 	struct copter_motors_params mot;
 	struct copter_land_params land;
 	struct servo_params servo;          /* SERVOn_FUNCTION (33..38 motors), _TRIM */
@@ -195,6 +204,7 @@ struct copter {
 	struct copter_land land;
 	struct copter_wpnav_leg leg;
 	struct copter_wpnav_loiter loiter;
+	struct copter_poshold poshold;
 	bool psc_running;                   /* the position controller flies the vehicle */
 	/* vehicle_input.nav_deferred: the last navigation's demand and output,
 	 * flown again while it is deferred, and the time it missed */
@@ -219,14 +229,15 @@ struct copter {
 	float rtl_ne_m[2];                  /* where RTL returns to: home or a rally point */
 	bool auto_armed;                    /* ArduCopter's: the throttle was raised since arming */
 	bool takeoff_pending;               /* the pilot modes: lifting off */
-	uint32_t guided_gen;
+	uint32_t guided_gen, takeoff_gen;   /* vehicle->guided's and ->takeoff's, taken */
 	/* arming and failsafes */
 	uint64_t stick_since_us;            /* arm/disarm stick held since; 0 not */
 	uint64_t zero_thr_since_us;         /* landed with the throttle down since; 0 not */
 	uint64_t rc_bad_since_us;
 	bool rc_fs, gcs_fs, batt_fs, ekf_fs;
 	uint64_t batt_low_since_us;
-	uint64_t pos_lost_since_us;
+	uint64_t ekf_check_us;              /* the EKF check's last 10 Hz tick */
+	uint8_t ekf_bad_count;              /* its count of bad ticks, 0..10 */
 	uint8_t fence_breaches;             /* FENCE_TYPE bits breached now */
 	uint8_t fence_margins;              /* ... within FENCE_MARGIN of their boundary */
 	uint16_t fence_breach_count;

@@ -98,6 +98,8 @@ const struct param_bind copter_param_binds[] = {
 	{ "MOT_THST_EXPO", 1.0f, 1, { offsetof(struct copter_params, mot.mot_thst_expo) } },
 	{ "MOT_THST_HOVER", 1.0f, 1, { offsetof(struct copter_params, mot.mot_thst_hover) } },
 	{ "MOT_YAW_HEADROOM", 1.0f, 1, { offsetof(struct copter_params, mot.mot_yaw_headroom) } },
+	{ "PHLD_BRAKE_ANGLE", 1.0f, 1, { offsetof(struct copter_params, poshold.brake_angle) } },
+	{ "PHLD_BRAKE_RATE", 1.0f, 1, { offsetof(struct copter_params, poshold.brake_rate) } },
 	{ "PILOT_ACCEL_Z", 1.0f, 1, { offsetof(struct copter_params, wpnav.pilot_accel_z) } },
 	{ "PILOT_SPEED_DN", 1.0f, 1, { offsetof(struct copter_params, wpnav.pilot_speed_dn) } },
 	{ "PILOT_SPEED_UP", 1.0f, 1, { offsetof(struct copter_params, wpnav.pilot_speed_up) } },

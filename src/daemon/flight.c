@@ -505,6 +505,15 @@ void flight_task(void *ctx, uint64_t now_us)
 	};
 	memcpy(in.accel_body_m_s2, flight.imu.accel_m_s2, sizeof(in.accel_body_m_s2));
 	compass_for_prearm(&in);
+	if (copter()) {
+		if (now_us - flight.ekf_rep_us >= 100000u) {
+			flight.ekf_rep_us = now_us;
+			estim_get_ekf_report(&flight.est, &flight.ekf_rep);
+		}
+		in.ekf_vel_var = flight.ekf_rep.velocity_variance;
+		in.ekf_pos_var = flight.ekf_rep.pos_horiz_variance;
+		in.ekf_mag_var = flight.ekf_rep.compass_variance;
+	}
 	bool nav = copter() ? copter_mode_navigates(flight.vehicle->mode) :
 			      plane_mode_navigates(flight.vehicle->mode);
 	in.nav_deferred = nav && !sched_work_begin(flight.sched, &flight.nav_work);

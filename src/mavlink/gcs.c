@@ -227,7 +227,7 @@ void gcs_handle(struct gcs *g, int link, const struct mavlink_frame *f, uint64_t
 		struct mavlink_set_position_target_global_int m;
 		mavlink_set_position_target_global_int_unpack(mavlink_payload(f), f->len, &m);
 		if (!gcs_for_us(g, m.target_system, m.target_component) || !g->vehicle ||
-		    g->vehicle->mode != vehicle_guided_mode(g->vehicle->kind) || (m.type_mask & 0x7))
+		    g->vehicle->mode != vehicle_role_mode(g->vehicle->kind, VEHICLE_ROLE_GUIDED) || (m.type_mask & 0x7))
 			break;
 		/* MAV_FRAME_GLOBAL(_INT) is above sea level; the relative and terrain frames above home. */
 		float alt = m.alt;

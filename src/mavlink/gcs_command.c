@@ -15,6 +15,7 @@
 /* MAV_CMD */
 enum {
 	MAV_CMD_NAV_RETURN_TO_LAUNCH = 20,
+	MAV_CMD_NAV_TAKEOFF = 22,
 	MAV_CMD_DO_SET_MODE = 176,
 	MAV_CMD_DO_SET_HOME = 179,
 	MAV_CMD_DO_REPOSITION = 192,
@@ -108,9 +109,17 @@ static uint8_t run(struct gcs *g, const struct command *c)
 			return MAV_RESULT_UNSUPPORTED;
 		return set_mode(g, whole(p[1], 255));
 	case MAV_CMD_MISSION_START:
-		return set_mode(g, PLANE_AUTO);
+		return set_mode(g, vehicle_role_mode(g->vehicle->kind, VEHICLE_ROLE_AUTO));
 	case MAV_CMD_NAV_RETURN_TO_LAUNCH:
-		return set_mode(g, PLANE_RTL);
+		return set_mode(g, vehicle_role_mode(g->vehicle->kind, VEHICLE_ROLE_RTL));
+	case MAV_CMD_NAV_TAKEOFF: {
+		/* param7: the height above home, as ArduCopter's GUIDED takes it */
+		int rc = vehicle_set_takeoff(g->vehicle, p[6], why, sizeof(why));
+		if (rc == -EINVAL && g->vehicle->kind != VEHICLE_COPTER)
+			return MAV_RESULT_UNSUPPORTED;
+		return rc ? refuse(g, rc == -EINVAL ? MAV_RESULT_DENIED : MAV_RESULT_FAILED, why) :
+			    MAV_RESULT_ACCEPTED;
+	}
 	case MAV_CMD_DO_SET_HOME: {
 		if (p[0] == 1.0f) {
 			if (!(g->in.state.valid & VEHICLE_POSITION_VALID))
@@ -132,7 +141,7 @@ static uint8_t run(struct gcs *g, const struct command *c)
 		/* Fly there and loiter (GUIDED); bit 0 of param2 switches to GUIDED, else
 		 * the plane must be in GUIDED already (as ArduPlane asks). Height above home. */
 		bool change = whole(p[1], 255) <= 255 && (whole(p[1], 255) & 1);
-		uint32_t guided = vehicle_guided_mode(g->vehicle->kind);
+		uint32_t guided = vehicle_role_mode(g->vehicle->kind, VEHICLE_ROLE_GUIDED);
 		if (!change && g->vehicle->mode != guided)
 			return refuse(g, MAV_RESULT_DENIED, "Reposition: not in GUIDED");
 		double lat = c->is_int ? c->x * 1e-7 : (double)p[4];

@@ -73,9 +73,18 @@ const char *vehicle_mode_name(enum vehicle_kind kind, uint32_t mode)
 	return m ? m->name : NULL;
 }
 
-uint32_t vehicle_guided_mode(enum vehicle_kind kind)
+uint32_t vehicle_role_mode(enum vehicle_kind kind, enum vehicle_role role)
 {
-	return kind == VEHICLE_COPTER ? COPTER_GUIDED : PLANE_GUIDED;
+	bool copter = kind == VEHICLE_COPTER;
+	switch (role) {
+	case VEHICLE_ROLE_AUTO:
+		return copter ? COPTER_AUTO : PLANE_AUTO;
+	case VEHICLE_ROLE_RTL:
+		return copter ? COPTER_RTL : PLANE_RTL;
+	case VEHICLE_ROLE_GUIDED:
+		break;
+	}
+	return copter ? COPTER_GUIDED : PLANE_GUIDED;
 }
 
 uint8_t vehicle_mav_type(enum vehicle_kind kind, int frame_class)
@@ -191,5 +200,31 @@ int vehicle_set_guided(struct vehicle *v, double lat_deg, double lon_deg, float 
 	v->guided.lon_deg = lon_deg;
 	v->guided.alt_rel_m = alt_rel_m;
 	v->guided.generation++;
+	return 0;
+}
+
+int vehicle_set_takeoff(struct vehicle *v, float alt_rel_m, char *why, size_t why_len)
+{
+	const char *no = NULL;
+	int rc = -EPERM;
+	if (v->kind != VEHICLE_COPTER) {
+		no = "Takeoff: the plane takes off in AUTO or TAKEOFF";
+		rc = -EINVAL;
+	} else if (!(alt_rel_m > 0.0f && alt_rel_m <= 10000.0f)) {
+		no = "Takeoff: not a height";
+		rc = -EINVAL;
+	} else if (!v->armed) {
+		no = "Takeoff: not armed";
+	} else if (v->mode != COPTER_GUIDED) {
+		no = "Takeoff: not in GUIDED";
+	} else if (!v->landed) {
+		no = "Takeoff: flying already";
+	}
+	if (no) {
+		snprintf(why, why_len, "%s", no);
+		return rc;
+	}
+	v->takeoff.alt_rel_m = alt_rel_m;
+	v->takeoff.generation++;
 	return 0;
 }

@@ -73,7 +73,9 @@ struct vehicle {
 	uint16_t mission_count;
 	const char *prearm_problem;    /* the first failing pre-arm check, NULL: none (plane_step) */
 	bool home_set;                 /* AUTO and RTL need a home (the owner sets it) */
+	bool landed;                   /* copter: its land detector's (a takeoff starts from it) */
 	struct vehicle_target guided;
+	struct vehicle_target takeoff; /* copter: GUIDED's NAV_TAKEOFF; alt_rel_m only */
 };
 
 /* What the main loop knows this step: the one input of every vehicle kind's step. */
@@ -87,6 +89,10 @@ struct vehicle_input {
 	bool rc_seen;                       /* ... if any ever came */
 	uint64_t gcs_heartbeat_us;          /* last ground-station heartbeat; 0: never */
 	bool gps_fix;                       /* 3D fix */
+	/* The estimator's EKF_STATUS_REPORT variances (ArduPilot's convention:
+	 * the square roots of the innovation test ratios, 1 and above rejected)
+	 * for the copter's EKF check, refreshed at its 10 Hz; 0 with none. */
+	float ekf_vel_var, ekf_pos_var, ekf_mag_var;
 	/* The compass, for ArduPilot's pre-arm compass checks, in milligauss: its
 	 * latest field with the estimated hard iron taken off (body axes), that
 	 * turned to NED by the estimated attitude, and the world magnetic model's
@@ -110,8 +116,14 @@ struct vehicle_input {
 void vehicle_init(struct vehicle *v, enum vehicle_kind kind);
 /* The kind's mode's name ("FBWA", "ALT_HOLD"), or NULL when fulmar has no such mode. */
 const char *vehicle_mode_name(enum vehicle_kind kind, uint32_t mode);
-/* The kind's GUIDED mode (DO_REPOSITION, SET_POSITION_TARGET_*). */
-uint32_t vehicle_guided_mode(enum vehicle_kind kind);
+/* The modes a ground station's commands name without a number. */
+enum vehicle_role {
+	VEHICLE_ROLE_GUIDED,           /* DO_REPOSITION, SET_POSITION_TARGET_*, NAV_TAKEOFF */
+	VEHICLE_ROLE_AUTO,             /* MISSION_START */
+	VEHICLE_ROLE_RTL,              /* NAV_RETURN_TO_LAUNCH */
+};
+/* The kind's mode number for a role (PLANE_GUIDED, COPTER_AUTO, ...). */
+uint32_t vehicle_role_mode(enum vehicle_kind kind, enum vehicle_role role);
 /* HEARTBEAT's MAV_TYPE: FIXED_WING for a plane; for a copter its
  * FRAME_CLASS's, as ArduCopter says it (quad 2, hexa and Y6 13, octa 14). */
 uint8_t vehicle_mav_type(enum vehicle_kind kind, int frame_class);
@@ -137,5 +149,12 @@ int vehicle_arm(struct vehicle *v, bool arm, bool force, uint32_t arming_check, 
  */
 int vehicle_set_guided(struct vehicle *v, double lat_deg, double lon_deg, float alt_rel_m,
 		       char *why, size_t why_len);
+/*
+ * ArduCopter's user takeoff (MAV_CMD_NAV_TAKEOFF): a copter armed and landed
+ * in GUIDED climbs to alt_rel_m above home where it is and holds there.
+ * Returns 0, -EINVAL (a plane, or not a height) or -EPERM (not armed, not
+ * GUIDED, flying already) with the reason in why.
+ */
+int vehicle_set_takeoff(struct vehicle *v, float alt_rel_m, char *why, size_t why_len);
 
 #endif

@@ -5,6 +5,7 @@
  * STABILIZE and ALT_HOLD, an AUTO mission with RTL, LOITER in wind, the RC
  * and battery failsafes, and the modes refusing what they need. The model
  * steps at 1.25 ms, deterministic: no clock, no randomness. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -561,6 +562,59 @@ static void test_copter_loiter_holds_in_wind_on_a_noisy_estimate(void **state)
 	assert_true(loiter_in_wind(0.5) < 1.5);
 }
 
+/* POSHOLD in a 5 m/s wind from the west: holding, it learns the wind's lean;
+ * the roll stick flies it east and, centred, brakes it to a stop and holds
+ * the place; the pitch stick flies it north with the wind's lean under it. */
+static void test_copter_poshold_brakes_holds_and_flies_over_the_wind(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	fly(&r, 0.5);
+	loiter_takeoff(&r);
+	char why[96];
+	assert_int_equal(vehicle_set_mode(&r.v, COPTER_POSHOLD, why, sizeof(why)), 0);
+	r.env.wind_ned_m_s = v3_make(0, 5, 0);
+	double alt0 = alt(&r);
+	fly(&r, 5.0);
+	double n0 = r.st.pos_ned_m.x, e0 = r.st.pos_ned_m.y;
+	fly(&r, 10.0);
+	double drift = hypot(r.st.pos_ned_m.x - n0, r.st.pos_ned_m.y - e0);
+	print_message("POSHOLD in 5 m/s wind: drifted %.2f m in 10 s, wind lean %.0f cd roll\n",
+		      drift, (double)r.c.poshold.wind_cd[0]);
+	assert_true(drift < 1.0);
+	assert_true(r.c.poshold.wind_cd[0] < -100.0f);   /* leaning west, into it */
+	/* east on the roll stick, then centred */
+	r.rc_us[CH_ROLL] = 1700;
+	fly(&r, 4.0);
+	double v = r.st.vel_ned_m_s.y, e1 = r.st.pos_ned_m.y;
+	r.rc_us[CH_ROLL] = 1500;
+	int i = 0;
+	for (; i < 400 * 10 && !copter_poshold_loitering(&r.c.poshold); i++)
+		step(&r);
+	double stop = r.st.pos_ned_m.y - e1;
+	fly(&r, 3.0);
+	double n2 = r.st.pos_ned_m.x, e2 = r.st.pos_ned_m.y;
+	fly(&r, 10.0);
+	double held = hypot(r.st.pos_ned_m.x - n2, r.st.pos_ned_m.y - e2);
+	print_message("POSHOLD: from %.1f m/s east stopped in %.2f s and %.1f m, then held within %.2f m\n",
+		      v, (double)i / 400.0, stop, held);
+	assert_true(v > 3.0);
+	assert_true(i < 400 * 6 && stop > 0.0 && stop < 15.0);
+	assert_true(held < 1.0);
+	print_message("POSHOLD: %.2f m up, %.2f m when it began\n", alt(&r), alt0);
+	assert_true(fabs(alt(&r) - alt0) < 1.0);
+	/* north on the pitch stick: the wind's lean keeps it from being blown east */
+	double e3 = r.st.pos_ned_m.y, n3 = r.st.pos_ned_m.x;
+	r.rc_us[CH_PITCH] = 1300;
+	fly(&r, 3.0);
+	r.rc_us[CH_PITCH] = 1500;
+	print_message("POSHOLD: 3 s of forward stick: %.1f m north, %.1f m east\n",
+		      r.st.pos_ned_m.x - n3, r.st.pos_ned_m.y - e3);
+	assert_true(r.st.pos_ned_m.x - n3 > 3.0);
+	assert_true(fabs(r.st.pos_ned_m.y - e3) < 2.0);
+}
+
 static void test_copter_rc_loss_returns_home_and_lands(void **state)
 {
 	(void)state;
@@ -628,6 +682,54 @@ static void test_copter_low_battery_lands_where_it_is(void **state)
 	assert_true(r.disarmed_after_landing);
 	assert_true(off < 1.5);
 	assert_true(alt(&r) < 0.2);
+}
+
+/* ArduCopter's EKF check: two variances over FS_EKF_THRESH (or the velocity's at
+ * twice it) for ten 10 Hz ticks, each good tick taking one back. */
+static void test_copter_ekf_variances_trigger_the_failsafe_and_clear_it(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	fly(&r, 0.5);
+	loiter_takeoff(&r);
+	fly(&r, 2.0);
+	/* the compass alone over the threshold: no failsafe */
+	r.in.ekf_mag_var = 0.9f;
+	fly(&r, 2.0);
+	assert_int_equal(r.v.mode, COPTER_LOITER);
+	assert_false(r.c.ekf_fs);
+	/* and the velocity too: ten ticks later, LAND */
+	r.in.ekf_vel_var = 0.85f;
+	fly(&r, 0.85);
+	assert_int_equal(r.v.mode, COPTER_LOITER);
+	fly(&r, 0.3);
+	assert_int_equal(r.v.mode, COPTER_LAND);
+	assert_true(said(&r, "EKF Failsafe: changed to LAND Mode"));
+	/* good again: cleared once the count is back at zero, about a second */
+	r.in.ekf_mag_var = r.in.ekf_vel_var = 0.1f;
+	fly(&r, 0.7);
+	assert_true(r.c.ekf_fs);
+	fly(&r, 0.5);
+	assert_false(r.c.ekf_fs);
+	assert_true(said(&r, "EKF Failsafe Cleared"));
+	/* the velocity alone at twice the threshold counts as two */
+	r.rc_us[CH_THR] = 1500;
+	char why[96];
+	assert_int_equal(vehicle_set_mode(&r.v, COPTER_LOITER, why, sizeof(why)), 0);
+	r.in.ekf_vel_var = 1.7f;
+	fly(&r, 1.2);
+	assert_int_equal(r.v.mode, COPTER_LAND);
+	/* FS_EKF_THRESH 0: no check */
+	r.in.ekf_vel_var = 0.0f;
+	fly(&r, 1.2);
+	assert_false(r.c.ekf_fs);
+	assert_int_equal(vehicle_set_mode(&r.v, COPTER_LOITER, why, sizeof(why)), 0);
+	r.p.fs_ekf_thresh = 0.0f;
+	r.in.ekf_vel_var = r.in.ekf_mag_var = r.in.ekf_pos_var = 5.0f;
+	fly(&r, 2.0);
+	assert_int_equal(r.v.mode, COPTER_LOITER);
+	assert_false(r.c.ekf_fs);
 }
 
 static void test_copter_modes_refuse_what_they_need(void **state)
@@ -795,6 +897,37 @@ static void test_copter_guided_flies_to_its_target_and_brake_stops(void **state)
 	assert_true(v1 < 0.2);
 	assert_true(drift < 0.5);   /* back to where the target stopped */
 	assert_true(fabs(alt(&r) - 15.0) < 0.5);
+}
+
+/* ArduCopter's user takeoff: GUIDED, armed, on the ground; refused otherwise. */
+static void test_copter_guided_takes_off_on_command(void **state)
+{
+	(void)state;
+	static struct rig r;
+	rig_init(&r);
+	fly(&r, 0.5);
+	char why[96];
+	assert_int_equal(vehicle_set_takeoff(&r.v, 12.0f, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "Takeoff: not armed");
+	assert_int_equal(vehicle_set_mode(&r.v, COPTER_GUIDED, why, sizeof(why)), 0);
+	assert_int_equal(vehicle_arm(&r.v, true, false, 0, why, sizeof(why)), 0);
+	fly(&r, 1.0);
+	assert_true(r.v.landed && alt(&r) < 0.1);
+	assert_int_equal(vehicle_set_takeoff(&r.v, NAN, why, sizeof(why)), -EINVAL);
+	assert_int_equal(vehicle_set_takeoff(&r.v, 12.0f, why, sizeof(why)), 0);
+	fly(&r, 15.0);
+	double n = r.st.pos_ned_m.x, e = r.st.pos_ned_m.y;
+	print_message("GUIDED takeoff: %.2f m up, %.2f m from where it rose\n", alt(&r), hypot(n, e));
+	assert_true(r.v.armed && !r.v.landed);
+	assert_true(fabs(alt(&r) - 12.0) < 0.5 && hypot(n, e) < 1.0);
+	assert_int_equal(vehicle_set_takeoff(&r.v, 20.0f, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "Takeoff: flying already");
+	/* it holds there */
+	fly(&r, 5.0);
+	assert_true(fabs(alt(&r) - 12.0) < 0.5 && hypot(r.st.pos_ned_m.x - n, r.st.pos_ned_m.y - e) < 0.5);
+	struct vehicle plane;
+	vehicle_init(&plane, VEHICLE_PLANE);
+	assert_int_equal(vehicle_set_takeoff(&plane, 12.0f, why, sizeof(why)), -EINVAL);
 }
 
 static void test_copter_gcs_and_rc_failsafes_pick_rtl_land_or_disarm(void **state)
@@ -1022,12 +1155,15 @@ int main(void)
 		cmocka_unit_test(test_copter_flies_the_square_on_a_noisy_estimate),
 		cmocka_unit_test(test_copter_loiter_holds_its_position_in_wind),
 		cmocka_unit_test(test_copter_loiter_holds_in_wind_on_a_noisy_estimate),
+		cmocka_unit_test(test_copter_poshold_brakes_holds_and_flies_over_the_wind),
 		cmocka_unit_test(test_copter_rc_loss_returns_home_and_lands),
 		cmocka_unit_test(test_copter_low_battery_lands_where_it_is),
+		cmocka_unit_test(test_copter_ekf_variances_trigger_the_failsafe_and_clear_it),
 		cmocka_unit_test(test_copter_modes_refuse_what_they_need),
 		cmocka_unit_test(test_copter_outputs_follow_servo_functions),
 		cmocka_unit_test(test_copter_auto_flies_turns_loiter_time_condition_yaw_and_lands_at_a_point),
 		cmocka_unit_test(test_copter_guided_flies_to_its_target_and_brake_stops),
+		cmocka_unit_test(test_copter_guided_takes_off_on_command),
 		cmocka_unit_test(test_copter_gcs_and_rc_failsafes_pick_rtl_land_or_disarm),
 		cmocka_unit_test(test_copter_crash_check_disarms_after_a_motor_fails),
 		cmocka_unit_test(test_copter_flies_a_hexa),

@@ -34,9 +34,9 @@ static void deliver(uint32_t msgid, const uint8_t *payload)
 }
 
 /* Sends COMMAND_LONG and returns the result of its COMMAND_ACK. */
-static int command(uint16_t cmd, float p1, float p2)
+static int command7(uint16_t cmd, float p1, float p2, float p7)
 {
-	struct mavlink_command_long c = { .command = cmd, .param1 = p1, .param2 = p2,
+	struct mavlink_command_long c = { .command = cmd, .param1 = p1, .param2 = p2, .param7 = p7,
 					  .target_system = 1, .target_component = 1 };
 	uint8_t p[255];
 	mavlink_command_long_pack(&c, p);
@@ -52,6 +52,11 @@ static int command(uint16_t cmd, float p1, float p2)
 		}
 	fail_msg("no COMMAND_ACK for %u", cmd);
 	return -1;
+}
+
+static int command(uint16_t cmd, float p1, float p2)
+{
+	return command7(cmd, p1, p2, 0.0f);
 }
 
 static const char *last_text(void)
@@ -114,6 +119,33 @@ static void test_command_mission_start_enters_auto_in_the_air(void **state)
 	v.home_set = true;
 	assert_int_equal(command(300, 0, 0), 0);
 	assert_int_equal(v.mode, PLANE_AUTO);
+}
+
+/* A copter's MISSION_START and RETURN_TO_LAUNCH are its own AUTO and RTL;
+ * NAV_TAKEOFF is ArduCopter's user takeoff, a plane's is unsupported. */
+static void test_command_copter_modes_and_takeoff(void **state)
+{
+	assert_int_equal(command7(22, 0, 0, 10.0f), 3);   /* a plane: unsupported */
+	param_init(PARAM_COPTER);
+	vehicle_init(&v, VEHICLE_COPTER);
+	vehicle_update(&v, VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID, 9);
+	v.home_set = true;
+	assert_int_equal(command(300, 0, 0), 0);
+	assert_int_equal(v.mode, COPTER_AUTO);
+	assert_int_equal(command(20, 0, 0), 0);
+	assert_int_equal(v.mode, COPTER_RTL);
+	assert_int_equal(command(176, 1, COPTER_GUIDED), 0);
+	assert_int_equal(command7(22, 0, 0, 10.0f), 4);   /* not armed: failed */
+	assert_string_equal(last_text(), "Takeoff: not armed");
+	assert_int_equal(command(400, 1, 0), 0);
+	v.landed = true;
+	assert_int_equal(command7(22, 0, 0, -3.0f), 2);   /* not a height: denied */
+	assert_int_equal(command7(22, 0, 0, 10.0f), 0);
+	assert_int_equal(v.takeoff.generation, 1);
+	assert_true(v.takeoff.alt_rel_m == 10.0f);
+	v.landed = false;
+	assert_int_equal(command7(22, 0, 0, 10.0f), 4);
+	assert_string_equal(last_text(), "Takeoff: flying already");
 }
 
 /* COMMAND_INT DO_REPOSITION: lat/lon in x/y, height above home in param7. */
@@ -180,6 +212,7 @@ int main(void)
 		cmocka_unit_test_setup(test_command_arm_disarm_and_retries_are_idempotent, setup),
 		cmocka_unit_test_setup(test_command_modes_by_command_and_by_set_mode, setup),
 		cmocka_unit_test_setup(test_command_mission_start_enters_auto_in_the_air, setup),
+		cmocka_unit_test_setup(test_command_copter_modes_and_takeoff, setup),
 		cmocka_unit_test_setup(test_command_guided_fly_to, setup),
 		cmocka_unit_test_setup(test_command_unknown_is_unsupported_and_counted, setup),
 	};

@@ -74,8 +74,12 @@ static void test_vehicle_copter_modes_are_arducopters(void **state)
 	assert_string_equal(vehicle_mode_name(VEHICLE_COPTER, COPTER_POSHOLD), "POSHOLD");
 	assert_string_equal(vehicle_mode_name(VEHICLE_COPTER, COPTER_AUTO), "AUTO");
 	assert_null(vehicle_mode_name(VEHICLE_COPTER, 8));
-	assert_int_equal(vehicle_guided_mode(VEHICLE_COPTER), COPTER_GUIDED);
-	assert_int_equal(vehicle_guided_mode(VEHICLE_PLANE), PLANE_GUIDED);
+	assert_int_equal(vehicle_role_mode(VEHICLE_COPTER, VEHICLE_ROLE_GUIDED), COPTER_GUIDED);
+	assert_int_equal(vehicle_role_mode(VEHICLE_PLANE, VEHICLE_ROLE_GUIDED), PLANE_GUIDED);
+	assert_int_equal(vehicle_role_mode(VEHICLE_COPTER, VEHICLE_ROLE_AUTO), COPTER_AUTO);
+	assert_int_equal(vehicle_role_mode(VEHICLE_PLANE, VEHICLE_ROLE_AUTO), PLANE_AUTO);
+	assert_int_equal(vehicle_role_mode(VEHICLE_COPTER, VEHICLE_ROLE_RTL), COPTER_RTL);
+	assert_int_equal(vehicle_role_mode(VEHICLE_PLANE, VEHICLE_ROLE_RTL), PLANE_RTL);
 }
 
 static void test_vehicle_arming_checks_and_force(void **state)
