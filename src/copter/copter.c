@@ -64,6 +64,7 @@ void copter_params_default(struct copter_params *p)
 	p->fs_thr_enable = 1;
 	p->fs_thr_value = 975;
 	p->rc_fs_timeout = 1.0f;
+	p->rc_speed = 490;
 	p->fs_gcs_enable = 0;
 	p->fs_gcs_timeout = 5.0f;
 	p->fs_ekf_action = 1;

@@ -112,6 +112,7 @@ struct copter_params {
 	float pilot_y_rate;                 /* deg/s at full yaw stick */
 	float fs_thr_enable, fs_thr_value;  /* 0 off, 1 RTL, 3 LAND; us */
 	float rc_fs_timeout;                /* s without frames */
+	float rc_speed;                     /* RC_SPEED: the motors' pulse rate, Hz (the daemon's) */
 	float fs_gcs_enable, fs_gcs_timeout; /* 0 off, 1 RTL, 5 LAND; s */
 	float fs_ekf_action, fs_ekf_thresh; /* 1 LAND, 2 ALT_HOLD, 3 LAND always */
 	float batt_low_volt, batt_low_mah;  /* 0: off */

@@ -124,6 +124,7 @@ const struct param_bind copter_param_binds[] = {
 	{ "RALLY_INCL_HOME", 1.0f, 1, { offsetof(struct copter_params, fence.rally_incl_home) } },
 	{ "RALLY_LIMIT_KM", 1.0f, 1, { offsetof(struct copter_params, fence.rally_limit_km) } },
 	{ "RC_FS_TIMEOUT", 1.0f, 1, { offsetof(struct copter_params, rc_fs_timeout) } },
+	{ "RC_SPEED", 1.0f, 1, { offsetof(struct copter_params, rc_speed) } },
 	{ "RTL_ALT", 1.0f, 1, { offsetof(struct copter_params, rtl_alt) } },
 	{ "RTL_ALT_FINAL", 1.0f, 1, { offsetof(struct copter_params, rtl_alt_final) } },
 	{ "RTL_CLIMB_MIN", 1.0f, 1, { offsetof(struct copter_params, rtl_climb_min) } },

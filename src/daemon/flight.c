@@ -45,6 +45,36 @@ static void motor_ranges(struct servo_params *s, const struct copter_motors_para
 		}
 }
 
+/*
+ * ArduCopter's RC_SPEED: the motors' outputs' pulse rate, set while disarmed
+ * (at start, and after a change), whatever board backs the outputs; one
+ * that cannot says so, once for each value asked.
+ */
+static void motor_rate(void)
+{
+	if (!copter() || !flight.out || flight.vehicle->armed)
+		return;
+	float want = flight.cp.rc_speed;
+	uint16_t hz = want >= 50.0f && want <= 490.0f ? (uint16_t)lroundf(want) : 490;
+	if (hz == flight.motor_rate_hz)
+		return;
+	flight.motor_rate_hz = hz;
+	uint32_t mask = 0;
+	for (unsigned int ch = 0; ch < SERVO_CHANNELS && ch < rcout_channels(flight.out); ch++)
+		if (copter_motor_of_servo_function((int)flight.out_servo.ch[ch].servo_function) >= 0)
+			mask |= 1u << ch;
+	if (!mask)
+		return;
+	int rc = rcout_set_rate(flight.out, mask, hz);
+	if (rc) {
+		log_err("RC_SPEED %u Hz: the servo outputs refused it (%s): the motors keep their rate",
+			hz, strerror(-rc));
+		gcs_text(flight.gcs, GCS_SEV_WARNING, "RC_SPEED %u Hz refused: %s", hz, strerror(-rc));
+	} else {
+		log_info("motor outputs (mask 0x%x) at RC_SPEED %u Hz", mask, hz);
+	}
+}
+
 /* The flying vehicle's parameters from the table (at start and on every change). */
 static void load_params(void)
 {
@@ -474,6 +504,7 @@ void flight_task(void *ctx, uint64_t now_us)
 		flight.param_gen = param_generation();
 		load_params();
 	}
+	motor_rate();
 	feed_estimator();
 	take_declination(now_us);
 	estim_get_state(&flight.est, &flight.vs);

@@ -66,6 +66,7 @@ struct flight {
 	uint64_t log_next25_us, log_next10_us;  /* the log's next 25 Hz and 10 Hz ticks */
 	uint64_t log_next1_us;          /* and 1 Hz (POWR) */
 	struct estim_ekf_report ekf_rep;  /* the copter's EKF check's, at its 10 Hz */
+	uint16_t motor_rate_hz;         /* RC_SPEED as last set on the outputs (or refused) */
 	uint64_t ekf_rep_us;
 	uint32_t log_gps_gen, log_baro_gen;
 	uint32_t log_mag_gen, log_as_gen;  /* MAG's and ARSP's health: a sample since the last record */

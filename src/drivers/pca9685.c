@@ -304,7 +304,11 @@ const struct pca9685_stats *pca9685_stats(const struct pca9685 *p)
 struct pca_out {
 	struct rcout base;                          /* first: flight code sees this */
 	struct pca9685 chip;
-	uint16_t rate_hz;
+	struct pca9685_config cfg;                  /* as probed (read-only after) */
+	uint16_t rate_hz;                           /* main's: the rate asked for last */
+	_Atomic uint16_t rate_req_hz;               /* main -> timer: the prescaler wanted */
+	uint16_t chip_hz;                           /* timer's: the rate the chip was set up at */
+	bool rerating;                              /* timer's: set-up running again for it */
 	uint16_t want[PCA9685_CHANNELS];            /* main's */
 	struct topic topic;                         /* main -> timer: want[] */
 	_Atomic uint32_t words[TOPIC_WORDS(uint16_t[PCA9685_CHANNELS])];
@@ -314,11 +318,30 @@ struct pca_out {
 	_Atomic uint16_t written[PCA9685_CHANNELS]; /* what the chip was given (timer) */
 };
 
+/*
+ * One prescaler for all 16 outputs: a new rate is every channel's, whatever
+ * the mask. It is set while every output is off (start-up, before arming):
+ * the timer thread runs the chip's set-up again for it (sleep, prescaler,
+ * restart), which turns every channel off. -EBUSY while a channel produces
+ * pulses, -EINVAL for a rate the prescaler cannot make.
+ */
 static int pca_out_set_rate(struct rcout *out, uint32_t mask, uint16_t rate_hz)
 {
-	/* One prescaler for all 16 outputs, set at start-up. */
+	struct pca_out *p = (struct pca_out *)(void *)out;
 	(void)mask;
-	return rate_hz == ((struct pca_out *)(void *)out)->rate_hz ? 0 : -ENOTSUP;
+	if (rate_hz == p->rate_hz)
+		return 0;
+	struct pca9685 check;
+	struct pca9685_config cfg = p->cfg;
+	cfg.freq_hz = rate_hz;
+	if (!rate_hz || pca9685_init(&check, &cfg))
+		return -EINVAL;
+	for (unsigned int ch = 0; ch < out->channels; ch++)
+		if (p->want[ch])
+			return -EBUSY;
+	p->rate_hz = rate_hz;
+	atomic_store_explicit(&p->rate_req_hz, rate_hz, memory_order_release);
+	return 0;
 }
 
 static int pca_out_write(struct rcout *out, unsigned int ch, uint16_t pulse_us)
@@ -371,6 +394,8 @@ static int pca_dev_probe(struct drv_inst *d, char *err, size_t err_len)
 		}
 	}
 	p->rate_hz = s->pwm_hz ? s->pwm_hz : PCA_DEFAULT_HZ;
+	p->chip_hz = p->rate_hz;
+	atomic_init(&p->rate_req_hz, p->rate_hz);
 	struct pca9685_config cfg = { .bus = d->handle, .addr = d->desc->u.i2c.addr,
 				      .ext_clock_hz = s->ext_clock_hz,
 				      .channel_offset = s->channel_offset, .freq_hz = p->rate_hz,
@@ -379,6 +404,7 @@ static int pca_dev_probe(struct drv_inst *d, char *err, size_t err_len)
 		snprintf(err, err_len, "%s: PCA9685 settings refused", d->desc->name);
 		return -EINVAL;
 	}
+	p->cfg = cfg;
 	p->base.ops = &pca_out_ops;
 	p->base.channels = PCA9685_CHANNELS - s->channel_offset;
 	topic_init(&p->topic, p->words, sizeof(p->want));
@@ -409,10 +435,46 @@ static void pca_dev_detail(const struct drv_inst *d, char *buf, size_t len)
  * bus longer than that. Eight changing channels are all rewritten every 8 ms,
  * faster than the 20 ms PWM period.
  */
+/* Timer thread: the chip's set-up run again for a new rate (pca_out_set_rate).
+ * True while it runs (the channels wait). */
+static bool pca_rerate(struct drv_inst *d, struct pca_out *p, uint64_t now_us)
+{
+	uint16_t want = atomic_load_explicit(&p->rate_req_hz, memory_order_acquire);
+	if (want == p->chip_hz && !p->rerating)
+		return false;
+	if (!p->rerating) {
+		struct pca9685_config cfg = p->cfg;
+		cfg.freq_hz = want;
+		struct pca9685_stats kept = p->chip.stats;
+		if (pca9685_init(&p->chip, &cfg)) {
+			p->chip_hz = want;   /* checked by set_rate: cannot happen */
+			drv_error(d->slot);
+			return false;
+		}
+		p->chip.stats = kept;
+		p->rerating = true;
+	}
+	int rc = pca9685_poll(&p->chip, now_us);
+	if (rc < 0) {
+		drv_error(d->slot);
+		return true;
+	}
+	if (rc == 1) {
+		/* set-up leaves every channel off: what main wants is written anew */
+		p->rerating = false;
+		p->chip_hz = want;
+		for (unsigned int ch = 0; ch < PCA9685_CHANNELS; ch++)
+			atomic_store_explicit(&p->written[ch], 0, memory_order_relaxed);
+	}
+	return true;
+}
+
 static void pca_task(void *ctx, uint64_t now_us)
 {
 	struct drv_inst *d = ctx;
 	struct pca_out *p = d->priv;
+	if (pca_rerate(d, p, now_us))
+		return;
 	uint32_t gen = topic_generation(&p->topic);
 	if (gen != p->seen_gen)
 		p->seen_gen = topic_read(&p->topic, p->pending);

@@ -369,6 +369,8 @@ const struct param_def param_table[] = {
 	  "Rally points stored (set by their upload)", PARAM_ALL },
 	{ "RC_FS_TIMEOUT", PARAM_FLOAT, 1, 0.1, 10, "s",
 	  "No RC frames this long: RC failsafe", PARAM_COPTER },
+	{ "RC_SPEED", PARAM_INT16, 490, 50, 490, "Hz",
+	  "The motors' ESC pulse rate (set while the outputs are off)", PARAM_COPTER },
 	{ "RLL2SRV_D", PARAM_FLOAT, 0.08, 0, 1, "",
 	  "Roll: rate damping gain", PARAM_PLANE },
 	{ "RLL2SRV_I", PARAM_FLOAT, 0.3, 0, 1, "",

@@ -330,6 +330,31 @@ static void test_board_io_navio_outputs_reach_the_pca9685_from_the_timer_thread(
 	assert_true(emul_pca9685_high_us(&n->pca, 3) == 0.0);
 }
 
+/* RC_SPEED on the Navio: one prescaler for every output, set again by the
+ * timer thread while they are all off; refused once pulses run. */
+static void test_board_io_navio_output_rate_is_set_while_outputs_are_off(void **state)
+{
+	struct navio *n = *state;
+	struct rcout *out = board_io_rcout(&n->f.bio);
+
+	bio_run(&n->f, 5000);
+	assert_true(fabs(emul_pca9685_period_us(&n->pca) - 20000.0) < 1.0);
+	assert_int_equal(rcout_set_rate(out, 0xf, 20), -EINVAL);     /* prescaler past 255 */
+	assert_int_equal(rcout_set_rate(out, 0xf, 490), 0);
+	bio_run(&n->f, 20000);
+	/* 24.576 MHz / 4096 / 13: the period rounded up from 490 Hz's, never shorter */
+	double period = emul_pca9685_period_us(&n->pca);
+	assert_true(fabs(period - 1e6 / (24576000.0 / 4096.0 / 13.0)) < 1.0);
+	assert_int_equal(n->pca.prescale_ignored, 0);
+	assert_int_equal(n->pca.early_restarts, 0);
+	assert_int_equal(rcout_write(out, 0, 1500), 0);
+	assert_int_equal(rcout_write(out, 0, 2200), -EINVAL);        /* longer than the period */
+	bio_run(&n->f, 5000);
+	assert_true(fabs(emul_pca9685_high_us(&n->pca, 3) - 1500.0) < 2.0);
+	assert_int_equal(rcout_set_rate(out, 0xf, 400), -EBUSY);
+	assert_int_equal(rcout_set_rate(out, 0xf, 490), 0);          /* the same: nothing to do */
+}
+
 static void test_board_io_navio_reads_the_spi_gps(void **state)
 {
 	struct navio *n = *state;
@@ -386,6 +411,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_board_io_navio_outputs_reach_the_pca9685_from_the_timer_thread, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(test_board_io_navio_output_rate_is_set_while_outputs_are_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_board_io_navio_reads_the_spi_gps, setup, teardown),
 		cmocka_unit_test(test_board_io_navio_refuses_an_imu_that_does_not_answer_who_am_i),
 		cmocka_unit_test(test_board_io_navio_refuses_a_barometer_that_does_not_answer),
