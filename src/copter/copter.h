@@ -196,6 +196,7 @@ struct copter {
 	struct copter_wpnav_leg leg;
 	struct copter_wpnav_loiter loiter;
 	bool psc_running;                   /* the position controller flies the vehicle */
+	bool ground_contact;                /* a landing touching the ground this step */
 	/* vehicle_input.nav_deferred: the last navigation's demand and output,
 	 * flown again while it is deferred, and the time it missed */
 	struct copter_demand nav_demand;
