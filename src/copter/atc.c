@@ -447,6 +447,32 @@ void copter_atc_relax(struct copter_atc *a, const struct vehicle_state *vs)
 	}
 }
 
+void copter_atc_reset_yaw_target(struct copter_atc *a, const struct vehicle_state *vs)
+{
+	float qb[4];
+	if (!estimate_attitude(vs, qb))
+		return;
+	if (!a->target_set) {
+		copter_atc_relax(a, vs);
+		return;
+	}
+	float er, ep, ey, tr, tp, ty;
+	em_quat_to_euler(qb, &er, &ep, &ey);
+	em_quat_to_euler(a->target_q, &tr, &tp, &ty);
+	/* a turn about earth's vertical, applied on the earth side */
+	float half = 0.5f * nav_wrap_pi(ey - ty);
+	float turn[4] = { cosf(half), 0.0f, 0.0f, sinf(half) };
+	float q[4];
+	em_quat_mul(turn, a->target_q, q);
+	em_quat_normalize(q);
+	memcpy(a->target_q, q, sizeof(q));
+	a->target_set = true;
+	a->euler_rate_target_rad_s[2] = 0.0f;
+	float euler[3];
+	em_quat_to_euler(a->target_q, &euler[0], &euler[1], &euler[2]);
+	euler_rate_to_body(euler, a->euler_rate_target_rad_s, a->ang_vel_target_rad_s);
+}
+
 /* The first usable estimate places the target: a controller that starts
  * level while the vehicle sits on a slope would lean it at once. */
 static void start_target(struct copter_atc *a, const struct vehicle_state *vs)

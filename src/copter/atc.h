@@ -102,6 +102,15 @@ void copter_atc_init(struct copter_atc *a);
 void copter_atc_relax(struct copter_atc *a, const struct vehicle_state *vs);
 
 /*
+ * ArduCopter's reset_yaw_target_and_rate: the target turned about the
+ * vertical onto the estimate's heading (its lean kept), the heading's rate
+ * target zeroed and the feed-forward made again from it. Nothing happens
+ * without a usable estimate. A landing calls it from touchdown on, so the
+ * heading loop does not fight the twist the ground gave the vehicle.
+ */
+void copter_atc_reset_yaw_target(struct copter_atc *a, const struct vehicle_state *vs);
+
+/*
  * STABILIZE / ALT_HOLD / LOITER: lean angles (roll_cd, pitch_cd: Euler
  * angles, their combined magnitude limited to ANGLE_MAX) and a rate of the
  * heading (yaw_rate_cds), over dt_s. The lean targets are shaped by

@@ -950,7 +950,8 @@ static void fly_circle(struct copter *c, const struct copter_params *p, float dt
  * estimate's wander, are held against the ground: the lean asked grows past
  * the land detector's 15 degrees, it never lands, and a gust can tip it
  * (fulmar-sim's quad in 3.5 m/s of wind, turbulence 7.7: 30 degrees asked
- * 4 s after touching down).
+ * 4 s after touching down). The same test says c->ground_contact, on which
+ * copter_step lets go of the heading too.
  */
 static void soften_for_landing(struct copter *c, const struct copter_psc_meas *m)
 {
@@ -959,6 +960,7 @@ static void soften_for_landing(struct copter *c, const struct copter_psc_meas *m
 	 * there let a gust carry the vehicle into its touchdown sideways) */
 	bool touching = c->limit.throttle_lower && m->alt_valid &&
 			fabsf(m->climb_m_s) < COPTER_TOUCH_CLIMB_M_S;
+	c->ground_contact = c->land.landed_maybe || touching;
 	if (m->pos_valid && (c->land.landed_maybe || touching)) {
 		copter_wpnav_loiter_init(&c->loiter, m->pos_ne_m, m->vel_ne_m_s);
 		c->psc.vel_integ_ne[0] = c->psc.vel_integ_ne[1] = 0.0f;
@@ -1291,6 +1293,7 @@ void copter_step(struct copter *c, const struct copter_params *p, const struct v
 		d = c->nav_demand;
 		c->nav_wait_s += dt;
 	} else if (!c->v->initialising && (vs->valid & VEHICLE_ATTITUDE_VALID)) {
+		c->ground_contact = false;
 		mode_demand(c, p, in, &m, &s, nav_dt, &d, out);
 	}
 	bool armed = c->v->armed;
@@ -1347,6 +1350,22 @@ void copter_step(struct copter *c, const struct copter_params *p, const struct v
 	}
 
 	/* the attitude controller */
+	/* A landing touching the ground holds the heading it has (ArduCopter's
+	 * reset_yaw_target_and_rate, which it leaves until ground idle). Feet
+	 * that touch down drifting twist the vehicle; the heading held against
+	 * that twist keeps one diagonal of motors spun up by
+	 * MOT_YAW_HEADROOM, and their thrust and rotor drag let the wind slide
+	 * it over the grass: fulmar-sim's quad, feet 0.2 m under its centre
+	 * of gravity and 0.1 m fore and aft of it, goes over when it slides
+	 * nose or tail first (draws 4447 and 5821 in 8-9 m/s, turbulence
+	 * 7.7: twisted 10 to 33 degrees, the yaw output at 0.16 to 0.29, over
+	 * within 1.5 s of touching down; holding the heading it has, all three
+	 * stay upright). */
+	if (fly && c->ground_contact) {
+		copter_atc_reset_yaw_target(&c->atc, vs);
+		if (isfinite(vs->yaw_rad))
+			c->yaw_cd = vs->yaw_rad / DEG_F * 100.0f;
+	}
 	bool on_ground = !fly || spool == COPTER_SPOOL_GROUND_IDLE || spool == COPTER_SPOOL_SHUT_DOWN;
 	if (on_ground && c->land.landed) {
 		copter_atc_relax(&c->atc, vs);

@@ -207,6 +207,7 @@ struct copter {
 	struct copter_wpnav_loiter loiter;
 	struct copter_poshold poshold;
 	bool psc_running;                   /* the position controller flies the vehicle */
+	bool ground_contact;                /* a landing touching the ground this step */
 	/* vehicle_input.nav_deferred: the last navigation's demand and output,
 	 * flown again while it is deferred, and the time it missed */
 	struct copter_demand nav_demand;

@@ -345,6 +345,42 @@ static void test_atc_target_starts_at_the_first_estimate(void **state)
 	assert_true(fabsf(a.rate_target_rad_s[2]) < 0.05f);
 }
 
+static void test_atc_reset_yaw_target_takes_the_heading_and_keeps_the_lean(void **state)
+{
+	(void)state;
+	struct copter_atc_params p;
+	copter_atc_params_default(&p);
+	struct copter_atc a;
+	copter_atc_init(&a);
+	struct vehicle_state vs = level();
+	/* leaning 10 degrees right, turning right towards a heading of 90 */
+	for (int i = 0; i < 400; i++)
+		copter_atc_input_euler_angle_roll_pitch_yaw(&a, &p, &vs, 1000.0f, 0.0f, 9000.0f,
+							    false, DT);
+	float e[3];
+	em_quat_to_euler(a.target_q, &e[0], &e[1], &e[2]);
+	assert_near((double)e[0] * R2D, 10.0, 0.5);
+	assert_true(e[2] > 0.5f);
+	/* the ground twisted the vehicle to a heading of -30 */
+	em_quat_from_euler(0.0f, 0.0f, -30.0f * (float)D2R, vs.q);
+	copter_atc_reset_yaw_target(&a, &vs);
+	em_quat_to_euler(a.target_q, &e[0], &e[1], &e[2]);
+	assert_near((double)e[0] * R2D, 10.0, 0.5);
+	assert_near((double)e[1] * R2D, 0.0, 0.01);
+	assert_near((double)e[2] * R2D, -30.0, 0.01);
+	assert_near(a.euler_rate_target_rad_s[2], 0.0, 0.0);
+	/* with that heading asked, the next step asks no turn */
+	copter_atc_input_euler_angle_roll_pitch_yaw(&a, &p, &vs, 1000.0f, 0.0f, -3000.0f, false, DT);
+	assert_true(fabsf(a.euler_rate_target_rad_s[2]) < 0.01f);
+	/* without a usable estimate nothing moves */
+	float before[4];
+	memcpy(before, a.target_q, sizeof(before));
+	vs.valid = 0;
+	copter_atc_reset_yaw_target(&a, &vs);
+	for (int k = 0; k < 4; k++)
+		assert_near(a.target_q[k], before[k], 0.0);
+}
+
 static void test_atc_disarm_resets_integrators_and_target(void **state)
 {
 	(void)state;
@@ -982,6 +1018,7 @@ int main(void)
 		cmocka_unit_test(test_atc_yaw_limit_stops_only_the_yaw_integrator),
 		cmocka_unit_test(test_atc_landed_holds_integrators_near_zero),
 		cmocka_unit_test(test_atc_target_starts_at_the_first_estimate),
+		cmocka_unit_test(test_atc_reset_yaw_target_takes_the_heading_and_keeps_the_lean),
 		cmocka_unit_test(test_atc_disarm_resets_integrators_and_target),
 		cmocka_unit_test(test_atc_thr_mix_slews_between_the_modes_values),
 		cmocka_unit_test(test_atc_throttle_passes_through_with_angle_boost),
