@@ -51,8 +51,10 @@ void flight_fill_gcs(struct gcs_inputs *in)
 	in->vibe.clipped = flight.vibe.clipped;
 	/* Where navigation flies, above sea level (home's altitude under the height above it). */
 	struct nav_wp tgt;
-	in->target.valid = flight.po.nav_active && (flight.vs.valid & VEHICLE_ALTITUDE_VALID) &&
-			   nav_target(&flight.plane.nav, &tgt);
+	bool copter = flight.vehicle->kind == VEHICLE_COPTER;
+	in->target.valid = (flight.vs.valid & VEHICLE_ALTITUDE_VALID) &&
+			   (copter ? copter_target(&flight.copter, &tgt) :
+				     flight.po.nav_active && nav_target(&flight.plane.nav, &tgt));
 	if (in->target.valid) {
 		in->target.lat_e7 = (int32_t)lround(tgt.lat_deg * 1e7);
 		in->target.lon_e7 = (int32_t)lround(tgt.lon_deg * 1e7);
