@@ -854,8 +854,11 @@ static void fence_step(struct copter *c, const struct copter_params *p,
 	c->fence_breaches = b;
 	c->fence_margins = margin;
 	if (fresh) {
-		if (!was)
+		if (!was) {
 			c->fence_breach_count++;
+			c->fence_breach_us = in->now_us;
+		}
+		c->fence_breach_type = fence_breach_type(fresh);
 		out->fence_event = true;
 		out->fence_code = b;
 		struct sticks s = read_sticks(c, p, in);

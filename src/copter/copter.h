@@ -241,6 +241,8 @@ struct copter {
 	uint8_t fence_breaches;             /* FENCE_TYPE bits breached now */
 	uint8_t fence_margins;              /* ... within FENCE_MARGIN of their boundary */
 	uint16_t fence_breach_count;
+	uint8_t fence_breach_type;          /* FENCE_BREACH of the last breach (FENCE_STATUS) */
+	uint64_t fence_breach_us;           /* when the last breach began; 0 never */
 	int rally_index;                    /* the rally point RTL flies to, -1 home */
 	double origin_lat_deg, origin_lon_deg;
 	bool origin_set;

@@ -123,10 +123,19 @@ void flight_fill_gcs(struct gcs_inputs *in)
 	in->nav.alt_error_m = n->alt_error_m;
 	in->nav.aspd_error_m_s = n->aspd_error_m_s;
 	in->nav.xtrack_error_m = n->xtrack_m;
-	const struct plane_fence *f = &flight.plane.fence;
-	in->fence.enabled = flight.pp.fence.fence_enable != 0.0f;
-	in->fence.breaches = f->breaches;
-	in->fence.breach_type = f->breach_type;
-	in->fence.breach_count = f->breach_count;
-	in->fence.breach_time_ms = (uint32_t)(f->breach_us / 1000u);
+	if (copter) {
+		const struct copter *c = &flight.copter;
+		in->fence.enabled = flight.cp.fence.fence_enable != 0.0f;
+		in->fence.breaches = c->fence_breaches;
+		in->fence.breach_type = c->fence_breach_type;
+		in->fence.breach_count = c->fence_breach_count;
+		in->fence.breach_time_ms = (uint32_t)(c->fence_breach_us / 1000u);
+	} else {
+		const struct plane_fence *f = &flight.plane.fence;
+		in->fence.enabled = flight.pp.fence.fence_enable != 0.0f;
+		in->fence.breaches = f->breaches;
+		in->fence.breach_type = f->breach_type;
+		in->fence.breach_count = f->breach_count;
+		in->fence.breach_time_ms = (uint32_t)(f->breach_us / 1000u);
+	}
 }

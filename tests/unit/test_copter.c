@@ -1070,6 +1070,10 @@ static void test_copter_fence_breach_returns_to_the_rally_point(void **state)
 	assert_int_equal(r.fence_events, 1);
 	assert_int_equal(r.fence_code, FENCE_TYPE_CIRCLE);
 	assert_int_equal(r.c.rally_index, 0);
+	/* what FENCE_STATUS says: the count, a boundary breach (3), when it began */
+	assert_int_equal(r.c.fence_breach_count, 1);
+	assert_int_equal(r.c.fence_breach_type, 3);
+	assert_true(r.c.fence_breach_us > 0 && r.c.fence_breach_us <= r.now_us);
 	for (int i = 0; i < 400 * 90 && r.v.armed; i++)
 		step(&r);
 	double off = hypot(r.st.pos_ned_m.x - 35.0, r.st.pos_ned_m.y - 10.0);
