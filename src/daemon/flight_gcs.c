@@ -113,16 +113,35 @@ void flight_fill_gcs(struct gcs_inputs *in)
 		for (unsigned int ch = 0; ch < in->servo.count; ch++)
 			rcout_read(flight.out, ch, &in->servo.us[ch]);
 	}
-	const struct nav_output *n = &flight.po.nav;
-	in->nav.active = flight.po.nav_active;
-	in->nav.nav_roll_deg = flight.po.roll_dem_rad * 57.29578f;
-	in->nav.nav_pitch_deg = flight.po.pitch_dem_rad * 57.29578f;
-	in->nav.nav_bearing_deg = (int16_t)lroundf(n->nav_bearing_rad * 57.29578f);
-	in->nav.target_bearing_deg = (int16_t)lroundf(n->target_bearing_rad * 57.29578f);
-	in->nav.wp_dist_m = (uint16_t)fminf(fmaxf(n->wp_dist_m, 0.0f), 65535.0f);
-	in->nav.alt_error_m = n->alt_error_m;
-	in->nav.aspd_error_m_s = n->aspd_error_m_s;
-	in->nav.xtrack_error_m = n->xtrack_m;
+	if (copter) {
+		/* ArduCopter's: sent in every mode; the attitude target, and the
+		 * distance and bearing to the point flown to when there is one */
+		const struct copter_output *co = &flight.co;
+		memset(&in->nav, 0, sizeof(in->nav));
+		in->nav.active = (flight.vs.valid & VEHICLE_ATTITUDE_VALID) != 0;
+		in->nav.nav_roll_deg = co->roll_target_rad * 57.29578f;
+		in->nav.nav_pitch_deg = co->pitch_target_rad * 57.29578f;
+		in->nav.nav_bearing_deg = (int16_t)lroundf(co->yaw_target_rad * 57.29578f);
+		if (in->target.valid && (flight.vs.valid & VEHICLE_POSITION_VALID)) {
+			float b = nav_geo_bearing_ll_rad(flight.vs.lat_deg, flight.vs.lon_deg,
+							 tgt.lat_deg, tgt.lon_deg) * 57.29578f;
+			in->nav.target_bearing_deg = (int16_t)(lroundf(b) % 360);
+			in->nav.wp_dist_m = (uint16_t)fminf(nav_geo_distance_ll_m(flight.vs.lat_deg,
+						flight.vs.lon_deg, tgt.lat_deg, tgt.lon_deg), 65535.0f);
+			in->nav.alt_error_m = tgt.alt_rel_m - flight.vs.alt_rel_m;
+		}
+	} else {
+		const struct nav_output *n = &flight.po.nav;
+		in->nav.active = flight.po.nav_active;
+		in->nav.nav_roll_deg = flight.po.roll_dem_rad * 57.29578f;
+		in->nav.nav_pitch_deg = flight.po.pitch_dem_rad * 57.29578f;
+		in->nav.nav_bearing_deg = (int16_t)lroundf(n->nav_bearing_rad * 57.29578f);
+		in->nav.target_bearing_deg = (int16_t)lroundf(n->target_bearing_rad * 57.29578f);
+		in->nav.wp_dist_m = (uint16_t)fminf(fmaxf(n->wp_dist_m, 0.0f), 65535.0f);
+		in->nav.alt_error_m = n->alt_error_m;
+		in->nav.aspd_error_m_s = n->aspd_error_m_s;
+		in->nav.xtrack_error_m = n->xtrack_m;
+	}
 	if (copter) {
 		const struct copter *c = &flight.copter;
 		in->fence.enabled = flight.cp.fence.fence_enable != 0.0f;
