@@ -153,9 +153,10 @@ async function session() {
 	if (!hb) return;
 	check(hb.data.type === 2 && hb.data.autopilot === 3,
 		`HEARTBEAT type MAV_TYPE_QUADROTOR (2), autopilot MAV_AUTOPILOT_ARDUPILOTMEGA (3): ${hb.data.type}, ${hb.data.autopilot}`);
-	check(hb.data.customMode === MODE.STABILIZE && (hb.data.baseMode & CUSTOM_MODE_ENABLED) && !(hb.data.baseMode & ARMED),
-		`at the start custom_mode STABILIZE (0), base_mode with CUSTOM_MODE_ENABLED, disarmed ` +
-		`(custom_mode ${hb.data.customMode}, base_mode 0x${hb.data.baseMode.toString(16)})`);
+	check(hb.data.customMode === MODE.STABILIZE && (hb.data.baseMode & CUSTOM_MODE_ENABLED) && !(hb.data.baseMode & ARMED) &&
+		(hb.data.systemStatus === 1 || hb.data.systemStatus === 3),
+		`at the start custom_mode STABILIZE (0), base_mode with CUSTOM_MODE_ENABLED, disarmed, system_status BOOT or STANDBY ` +
+		`(custom_mode ${hb.data.customMode}, base_mode 0x${hb.data.baseMode.toString(16)}, system_status ${hb.data.systemStatus})`);
 
 	// Telemetry as MAVProxy asks for it (it sets SR0_* to 4 Hz and more): positions at 10 Hz.
 	for (const [id, hz] of [[6, 10], [2, 2], [10, 4]]) {
@@ -244,7 +245,8 @@ async function session() {
 		`COMPONENT_ARM_DISARM (400) arm: ACCEPTED; each refusal before with its "PreArm:" reason`);
 	if (!arm || arm.result !== ACK.ACCEPTED) return;
 	const armedHb = await hbWith(d => d.baseMode & ARMED, arm.at);
-	check(armedHb && armedHb.data.customMode === MODE.GUIDED, 'HEARTBEAT base_mode armed (128), still GUIDED');
+	check(armedHb && armedHb.data.customMode === MODE.GUIDED && armedHb.data.systemStatus === 4,
+		`HEARTBEAT base_mode armed (128), still GUIDED, system_status MAV_STATE_ACTIVE (${armedHb && armedHb.data.systemStatus})`);
 	const home = await waitFor(() => lastOf(242), 15000);
 	check(home, `HOME_POSITION (${home ? [home.data.latitude / 1e7, home.data.longitude / 1e7].join(', ') : '-'})`);
 	if (!home) return;
@@ -324,6 +326,7 @@ async function session() {
 	check(await hbWith(d => d.customMode === MODE.RTL, rtl.at), 'HEARTBEAT custom_mode 6: RTL');
 	const rtlStart = lastOf(33, 0, rtl.at);
 	const down = await hbWith(d => !(d.baseMode & ARMED), rtl.at, 120000);
+	check(down && down.data.systemStatus === 3, `disarmed: system_status MAV_STATE_STANDBY (${down && down.data.systemStatus})`);
 	const landed = gpi(rtl.at).pop();
 	const off = landed ? Math.hypot(...neOf(landed.data)) : NaN;
 	const rtlS = landed && rtlStart ? (landed.data.timeBootMs - rtlStart.data.timeBootMs) / 1000 : NaN;
