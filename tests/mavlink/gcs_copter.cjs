@@ -178,9 +178,12 @@ async function session() {
 	check(!plane.length, `none of the plane's (${PLANE_ROWS.join(', ')})` + (plane.length ? `: but ${plane.join(', ')}` : ''));
 	const counts = new Set(g.got.filter(p => p.id === 22).map(p => p.data.paramCount));
 	check(counts.size === 1, `param_count the same in every PARAM_VALUE (${[...counts].join(', ')})`);
-	// RTL at the takeoff's height and a shorter slow part of the landing: the same flight, sooner.
-	const rtlAlt = await paramSet(g, 'RTL_ALT', 1000, 6), landLow = await paramSet(g, 'LAND_ALT_LOW', 300, 4);
-	check(rtlAlt === 1000 && landLow === 300, `PARAM_SET RTL_ALT 1000 cm and LAND_ALT_LOW 300 cm echoed (${rtlAlt}, ${landLow})`);
+	// RTL at the takeoff's height, straight down over home and a shorter slow part of the
+	// landing: the same flight, sooner.
+	const rtlAlt = await paramSet(g, 'RTL_ALT', 1000, 6), loit = await paramSet(g, 'RTL_LOIT_TIME', 0, 6),
+		landLow = await paramSet(g, 'LAND_ALT_LOW', 300, 4);
+	check(rtlAlt === 1000 && loit === 0 && landLow === 300,
+		`PARAM_SET RTL_ALT 1000 cm, RTL_LOIT_TIME 0 ms and LAND_ALT_LOW 300 cm echoed (${rtlAlt}, ${loit}, ${landLow})`);
 
 	// The geofence on (ArduCopter's FENCE_TYPE 7, a 300 m circle and 100 m ceiling, that
 	// this flight stays well inside): FENCE_STATUS goes, no breach, SYS_STATUS's bit healthy.
