@@ -363,6 +363,8 @@ async function session() {
 	g.close();
 	const dstop = await stopProc(daemon);
 	check(dstop && dstop.code === 0, `fulmard stops cleanly on SIGTERM (${dstop && (dstop.code ?? dstop.sig)})`);
+	const sanitizer = dlog.match(/.*(runtime error|AddressSanitizer|LeakSanitizer).*/);
+	check(!sanitizer, `no sanitizer report from fulmard${sanitizer ? ': ' + sanitizer[0] : ''}`);
 	daemon = null;
 	await stopProc(sim);
 	const behind = (slog.match(/behind real time/g) || []).length;
