@@ -18,8 +18,10 @@
 //     each to a point 30 m away, reached, NAV_CONTROLLER_OUTPUT and
 //     POSITION_TARGET_GLOBAL_INT saying so; RETURN_TO_LAUNCH: RTL (6), landed near home
 //     and disarmed;
-//  5. missions/copter-square.waypoints (QGC WPL 110) uploaded with MISSION_ITEM_INT and
-//     read back equal, MISSION_START: AUTO (3); arming in AUTO refused with its reason.
+//  5. missions/copter-square.waypoints (QGC WPL 110) uploaded on the ground with
+//     MISSION_ITEM_INT and read back equal; MISSION_START in the air: AUTO (3), its
+//     takeoff item flown (before 4's RTL); on the ground again MISSION_START: AUTO, and
+//     arming in AUTO refused with its reason.
 // Verdicts on time are judged on fulmard's own clock (the time_boot_ms of its
 // GLOBAL_POSITION_INT), never on when this process got to read a packet; the wall clock
 // only bounds the waits, generously, so a busy host cannot fail the session.
@@ -197,6 +199,20 @@ async function session() {
 	check(ssf && (ssf.data.onboardControlSensorsPresent & ssf.data.onboardControlSensorsEnabled &
 		ssf.data.onboardControlSensorsHealth & GEOFENCE), 'SYS_STATUS geofence bit present, enabled and healthy');
 
+	// 5a. The demo's mission, uploaded before the flight as QGroundControl uploads a plan file's.
+	const wps = readWaypoints(path.join(missions, 'copter-square.waypoints'));
+	check(await uploadItems(g, wps, 0) === 'accepted', `missions/copter-square.waypoints: ${wps.length} items uploaded (MISSION_COUNT, MISSION_ITEM_INT)`);
+	const back = await downloadItems(g, 0);
+	// Item 0 is home, which ArduPilot answers with its own; every other is what was sent.
+	const diff = !back ? 'no answer' : back.length !== wps.length ? `${back.length} items` :
+		wps.map((w, s) => {
+			const b = back[s];
+			const same = ['command', 'frame', 'param1', 'param2', 'param3', 'param4', 'autocontinue']
+				.every(k => b[k] === w[k]) && b.x === w.x && b.y === w.y && Math.fround(b.z) === Math.fround(w.z);
+			return s === 0 && b.command === 16 || same ? null : `item ${s}: ${b.command} ${b.x} ${b.y} ${b.z}`;
+		}).filter(x => x).join('; ');
+	check(!diff, `read back equal (MISSION_REQUEST_LIST, MISSION_REQUEST_INT)${diff ? ': ' + diff : ''}`);
+
 	// 3. Modes by number. GUIDED needs a position: asked by SET_MODE (MAVProxy's older way)
 	// until the estimator has one, each refusal with its reason.
 	const refusals = [];
@@ -323,6 +339,17 @@ async function session() {
 	const fsFlight = g.got.filter(p => p.id === 162).length;
 	check(fsFlight > 5 && !breached, `inside the fence all along: ${fsFlight} FENCE_STATUS, ${breached} breached`);
 
+	// 5b. MAVProxy's "auto" in the air: MISSION_START, AUTO, the mission from its takeoff
+	// (item 1, to 20 m) on: MISSION_CURRENT 1, climbing. Then RTL cuts it short.
+	const ms1 = await command(300, [0, 0, 0, 0, 0, 0, 0]);
+	const auto = await hbWith(d => d.customMode === MODE.AUTO, ms1.at);
+	check(ms1.result === ACK.ACCEPTED && auto, `MISSION_START (300) in the air: ACCEPTED (${ms1.result}), HEARTBEAT custom_mode 3: AUTO`);
+	const cur = await waitFor(() => seen(p => p.id === 42 && p.data.seq === 1, ms1.at), 15000);
+	const climb = await waitFor(() => gpi(ms1.at).find(p => relAlt(p) > 12), STEP_WAIT_MS);
+	const up20 = await waitFor(() => seen(p => p.id === 87 && Math.abs(p.data.alt - (amsl + 10)) < 0.5, ms1.at), 15000);
+	check(cur && climb && up20, `MISSION_CURRENT 1 (the takeoff to 20 m), POSITION_TARGET_GLOBAL_INT ` +
+		`${up20 ? (up20.data.alt - amsl + 10).toFixed(1) : '-'} m above home, climbing: ${climb ? relAlt(climb).toFixed(1) : '-'} m`);
+
 	// RTL: home, down, disarmed.
 	const rtl = await command(20, [0, 0, 0, 0, 0, 0, 0]);
 	check(rtl.result === ACK.ACCEPTED, `NAV_RETURN_TO_LAUNCH (20): ACCEPTED (${rtl.result})`);
@@ -339,22 +366,10 @@ async function session() {
 	const said = texts(rtl.at);
 	console.log(`# STATUSTEXT in RTL: ${said.map(t => `"${t}"`).join(', ')}`);
 
-	// 5. The demo's mission, as QGroundControl uploads a plan file's.
-	const wps = readWaypoints(path.join(missions, 'copter-square.waypoints'));
-	check(await uploadItems(g, wps, 0) === 'accepted', `missions/copter-square.waypoints: ${wps.length} items uploaded (MISSION_COUNT, MISSION_ITEM_INT)`);
-	const back = await downloadItems(g, 0);
-	// Item 0 is home, which ArduPilot answers with its own; every other is what was sent.
-	const diff = !back ? 'no answer' : back.length !== wps.length ? `${back.length} items` :
-		wps.map((w, s) => {
-			const b = back[s];
-			const same = ['command', 'frame', 'param1', 'param2', 'param3', 'param4', 'autocontinue']
-				.every(k => b[k] === w[k]) && b.x === w.x && b.y === w.y && Math.fround(b.z) === Math.fround(w.z);
-			return s === 0 && b.command === 16 || same ? null : `item ${s}: ${b.command} ${b.x} ${b.y} ${b.z}`;
-		}).filter(x => x).join('; ');
-	check(!diff, `read back equal (MISSION_REQUEST_LIST, MISSION_REQUEST_INT)${diff ? ': ' + diff : ''}`);
+	// 5c. On the ground, disarmed: AUTO may be chosen but not armed in, as ArduCopter.
 	const ms = await command(300, [0, 0, 0, 0, 0, 0, 0]);
 	check(ms.result === ACK.ACCEPTED && await hbWith(d => d.customMode === MODE.AUTO, ms.at),
-		`MISSION_START (300): ACCEPTED (${ms.result}), HEARTBEAT custom_mode 3: AUTO${ms.texts.length ? ' ("' + ms.texts.join('; ') + '")' : ''}`);
+		`MISSION_START (300) on the ground: ACCEPTED (${ms.result}), HEARTBEAT custom_mode 3: AUTO${ms.texts.length ? ' ("' + ms.texts.join('; ') + '")' : ''}`);
 	const armAuto = await command(400, [1, 0, 0, 0, 0, 0, 0]);
 	check(armAuto.result === ACK.FAILED && armAuto.texts.length > 0,
 		`arming in AUTO refused as ArduCopter does: ${armAuto.result} (FAILED 4), "${armAuto.texts.join('; ')}"`);
