@@ -114,6 +114,36 @@ bool copter_mode_navigates(uint32_t mode)
 	       mode == COPTER_LAND;
 }
 
+bool copter_target(const struct copter *c, struct nav_wp *wp)
+{
+	uint32_t mode = c->v->mode;
+	bool leg;
+	switch (c->phase) {
+	case COPTER_PHASE_TAKEOFF:
+	case COPTER_PHASE_LEG:
+	case COPTER_PHASE_RTL_CLIMB:
+	case COPTER_PHASE_RTL_RETURN:
+	case COPTER_PHASE_RTL_LOITER:
+	case COPTER_PHASE_RTL_FINAL:
+		leg = true;
+		break;
+	case COPTER_PHASE_HOLD:
+		/* GUIDED's HOLD without a fly-to or a takeoff is its loiter: no point */
+		leg = mode != COPTER_GUIDED || c->v->guided.generation || c->v->takeoff.generation;
+		break;
+	default:
+		leg = false;
+		break;
+	}
+	if (!leg || !c->origin_set || !c->psc_running ||
+	    (mode != COPTER_AUTO && mode != COPTER_GUIDED && mode != COPTER_RTL))
+		return false;
+	struct nav_ne ne = { c->leg.dest_ne_m[0], c->leg.dest_ne_m[1] };
+	nav_geo_ll_from_ne(c->origin_lat_deg, c->origin_lon_deg, ne, &wp->lat_deg, &wp->lon_deg);
+	wp->alt_rel_m = c->leg.dest_alt_m;
+	return true;
+}
+
 /* Modes that cannot fly without a position estimate (ArduCopter's requires_GPS). */
 static bool needs_position(uint32_t mode)
 {
@@ -825,8 +855,11 @@ static void fence_step(struct copter *c, const struct copter_params *p,
 	c->fence_breaches = b;
 	c->fence_margins = margin;
 	if (fresh) {
-		if (!was)
+		if (!was) {
 			c->fence_breach_count++;
+			c->fence_breach_us = in->now_us;
+		}
+		c->fence_breach_type = fence_breach_type(fresh);
 		out->fence_event = true;
 		out->fence_code = b;
 		struct sticks s = read_sticks(c, p, in);

@@ -243,6 +243,8 @@ struct copter {
 	uint8_t fence_breaches;             /* FENCE_TYPE bits breached now */
 	uint8_t fence_margins;              /* ... within FENCE_MARGIN of their boundary */
 	uint16_t fence_breach_count;
+	uint8_t fence_breach_type;          /* FENCE_BREACH of the last breach (FENCE_STATUS) */
+	uint64_t fence_breach_us;           /* when the last breach began; 0 never */
 	int rally_index;                    /* the rally point RTL flies to, -1 home */
 	double origin_lat_deg, origin_lon_deg;
 	bool origin_set;
@@ -255,6 +257,11 @@ void copter_init(struct copter *c, struct vehicle *v);
  * minimum and says so. */
 void copter_step(struct copter *c, const struct copter_params *p, const struct vehicle_input *in,
 		 struct copter_output *out);
+/* Where the vehicle is flying to, as ArduCopter's get_wp gives it for
+ * POSITION_TARGET_GLOBAL_INT: the end of the leg flown or the point held in
+ * AUTO, GUIDED (a fly-to or a takeoff) and RTL, while the position controller
+ * flies. False otherwise (*wp untouched). Height above home. */
+bool copter_target(const struct copter *c, struct nav_wp *wp);
 /* Whether mode flies on the position controller: the work
  * vehicle_input.nav_deferred defers (the mode's targets and the position
  * controller; the attitude and rate loops and the mixer run every step). */

@@ -51,8 +51,10 @@ void flight_fill_gcs(struct gcs_inputs *in)
 	in->vibe.clipped = flight.vibe.clipped;
 	/* Where navigation flies, above sea level (home's altitude under the height above it). */
 	struct nav_wp tgt;
-	in->target.valid = flight.po.nav_active && (flight.vs.valid & VEHICLE_ALTITUDE_VALID) &&
-			   nav_target(&flight.plane.nav, &tgt);
+	bool copter = flight.vehicle->kind == VEHICLE_COPTER;
+	in->target.valid = (flight.vs.valid & VEHICLE_ALTITUDE_VALID) &&
+			   (copter ? copter_target(&flight.copter, &tgt) :
+				     flight.po.nav_active && nav_target(&flight.plane.nav, &tgt));
 	if (in->target.valid) {
 		in->target.lat_e7 = (int32_t)lround(tgt.lat_deg * 1e7);
 		in->target.lon_e7 = (int32_t)lround(tgt.lon_deg * 1e7);
@@ -111,20 +113,48 @@ void flight_fill_gcs(struct gcs_inputs *in)
 		for (unsigned int ch = 0; ch < in->servo.count; ch++)
 			rcout_read(flight.out, ch, &in->servo.us[ch]);
 	}
-	const struct nav_output *n = &flight.po.nav;
-	in->nav.active = flight.po.nav_active;
-	in->nav.nav_roll_deg = flight.po.roll_dem_rad * 57.29578f;
-	in->nav.nav_pitch_deg = flight.po.pitch_dem_rad * 57.29578f;
-	in->nav.nav_bearing_deg = (int16_t)lroundf(n->nav_bearing_rad * 57.29578f);
-	in->nav.target_bearing_deg = (int16_t)lroundf(n->target_bearing_rad * 57.29578f);
-	in->nav.wp_dist_m = (uint16_t)fminf(fmaxf(n->wp_dist_m, 0.0f), 65535.0f);
-	in->nav.alt_error_m = n->alt_error_m;
-	in->nav.aspd_error_m_s = n->aspd_error_m_s;
-	in->nav.xtrack_error_m = n->xtrack_m;
-	const struct plane_fence *f = &flight.plane.fence;
-	in->fence.enabled = flight.pp.fence.fence_enable != 0.0f;
-	in->fence.breaches = f->breaches;
-	in->fence.breach_type = f->breach_type;
-	in->fence.breach_count = f->breach_count;
-	in->fence.breach_time_ms = (uint32_t)(f->breach_us / 1000u);
+	if (copter) {
+		/* ArduCopter's: sent in every mode; the attitude target, and the
+		 * distance and bearing to the point flown to when there is one */
+		const struct copter_output *co = &flight.co;
+		memset(&in->nav, 0, sizeof(in->nav));
+		in->nav.active = (flight.vs.valid & VEHICLE_ATTITUDE_VALID) != 0;
+		in->nav.nav_roll_deg = co->roll_target_rad * 57.29578f;
+		in->nav.nav_pitch_deg = co->pitch_target_rad * 57.29578f;
+		in->nav.nav_bearing_deg = (int16_t)lroundf(co->yaw_target_rad * 57.29578f);
+		if (in->target.valid && (flight.vs.valid & VEHICLE_POSITION_VALID)) {
+			float b = nav_geo_bearing_ll_rad(flight.vs.lat_deg, flight.vs.lon_deg,
+							 tgt.lat_deg, tgt.lon_deg) * 57.29578f;
+			in->nav.target_bearing_deg = (int16_t)(lroundf(b) % 360);
+			in->nav.wp_dist_m = (uint16_t)fminf(nav_geo_distance_ll_m(flight.vs.lat_deg,
+						flight.vs.lon_deg, tgt.lat_deg, tgt.lon_deg), 65535.0f);
+			in->nav.alt_error_m = tgt.alt_rel_m - flight.vs.alt_rel_m;
+		}
+	} else {
+		const struct nav_output *n = &flight.po.nav;
+		in->nav.active = flight.po.nav_active;
+		in->nav.nav_roll_deg = flight.po.roll_dem_rad * 57.29578f;
+		in->nav.nav_pitch_deg = flight.po.pitch_dem_rad * 57.29578f;
+		in->nav.nav_bearing_deg = (int16_t)lroundf(n->nav_bearing_rad * 57.29578f);
+		in->nav.target_bearing_deg = (int16_t)lroundf(n->target_bearing_rad * 57.29578f);
+		in->nav.wp_dist_m = (uint16_t)fminf(fmaxf(n->wp_dist_m, 0.0f), 65535.0f);
+		in->nav.alt_error_m = n->alt_error_m;
+		in->nav.aspd_error_m_s = n->aspd_error_m_s;
+		in->nav.xtrack_error_m = n->xtrack_m;
+	}
+	if (copter) {
+		const struct copter *c = &flight.copter;
+		in->fence.enabled = flight.cp.fence.fence_enable != 0.0f;
+		in->fence.breaches = c->fence_breaches;
+		in->fence.breach_type = c->fence_breach_type;
+		in->fence.breach_count = c->fence_breach_count;
+		in->fence.breach_time_ms = (uint32_t)(c->fence_breach_us / 1000u);
+	} else {
+		const struct plane_fence *f = &flight.plane.fence;
+		in->fence.enabled = flight.pp.fence.fence_enable != 0.0f;
+		in->fence.breaches = f->breaches;
+		in->fence.breach_type = f->breach_type;
+		in->fence.breach_count = f->breach_count;
+		in->fence.breach_time_ms = (uint32_t)(f->breach_us / 1000u);
+	}
 }

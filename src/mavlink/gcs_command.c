@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "mavlink/gcs_internal.h"
@@ -45,6 +46,7 @@ struct command {
 	uint16_t command;
 	float param[7];            /* param5/6 as floats for COMMAND_LONG */
 	int32_t x, y;              /* COMMAND_INT's lat/lon (1e-7 degrees) */
+	uint8_t frame;             /* COMMAND_INT's MAV_FRAME (of x, y and param7) */
 	bool is_int;
 	uint8_t from_sys, from_comp;
 	int link;
@@ -147,6 +149,18 @@ static uint8_t run(struct gcs *g, const struct command *c)
 		double lat = c->is_int ? c->x * 1e-7 : (double)p[4];
 		double lon = c->is_int ? c->y * 1e-7 : (double)p[5];
 		float alt = isfinite(p[6]) ? p[6] : g->in.state.alt_rel_m;
+		/* COMMAND_INT's frame says what param7 is, as ArduPilot reads it:
+		 * MAV_FRAME_GLOBAL(_INT) above sea level (QGroundControl's "go to
+		 * location"), the relative and terrain frames above home. A COMMAND_LONG
+		 * has no frame: above home. */
+		if (c->is_int && isfinite(p[6])) {
+			if (c->frame == 0 || c->frame == 5) {
+				alt -= g->in.state.alt_msl_m - g->in.state.alt_rel_m;
+			} else if (c->frame != 3 && c->frame != 6 && c->frame != 10 && c->frame != 11) {
+				snprintf(why, sizeof(why), "Reposition: frame %u not supported", c->frame);
+				return refuse(g, MAV_RESULT_DENIED, why);
+			}
+		}
 		if (vehicle_set_guided(g->vehicle, lat, lon, alt, why, sizeof(why)))
 			return refuse(g, MAV_RESULT_DENIED, why);
 		return change && g->vehicle->mode != guided ? set_mode(g, guided) :
@@ -223,6 +237,7 @@ bool gcs_command_handle(struct gcs *g, int link, const struct mavlink_frame *f, 
 			return true;
 		c.command = m.command;
 		c.is_int = true;
+		c.frame = m.frame;
 		const float pl[7] = { m.param1, m.param2, m.param3, m.param4, 0, 0, m.z };
 		memcpy(c.param, pl, sizeof(pl));
 		c.x = m.x;

@@ -868,10 +868,19 @@ static void test_copter_guided_flies_to_its_target_and_brake_stops(void **state)
 	fly(&r, 0.5);
 	loiter_takeoff(&r);
 	char why[96];
+	struct nav_wp wp;
+	assert_false(copter_target(&r.c, &wp));   /* LOITER: no point flown to */
 	struct sim_lla t = sim_ned_to_lla(&r.home, v3_make(80, -20, 0));
 	assert_int_equal(vehicle_set_guided(&r.v, t.lat_deg, t.lon_deg, 15.0f, why, sizeof(why)), 0);
 	assert_int_equal(vehicle_set_mode(&r.v, COPTER_GUIDED, why, sizeof(why)), 0);
+	fly(&r, 0.1);
+	/* POSITION_TARGET_GLOBAL_INT's point: the fly-to's, on the way and once there */
+	assert_true(copter_target(&r.c, &wp));
+	assert_true(fabs(wp.lat_deg - t.lat_deg) < 1e-7 && fabs(wp.lon_deg - t.lon_deg) < 1e-7);
+	assert_true(wp.alt_rel_m == 15.0f);
 	fly(&r, 25.0);
+	assert_true(copter_target(&r.c, &wp));
+	assert_true(fabs(wp.lat_deg - t.lat_deg) < 1e-7 && fabs(wp.lon_deg - t.lon_deg) < 1e-7);
 	double miss = hypot(r.st.pos_ned_m.x - 80.0, r.st.pos_ned_m.y + 20.0);
 	print_message("GUIDED: %.2f m from the target, %.2f m up\n", miss, alt(&r));
 	assert_true(miss < 1.0 && fabs(alt(&r) - 15.0) < 0.5);
@@ -1061,6 +1070,10 @@ static void test_copter_fence_breach_returns_to_the_rally_point(void **state)
 	assert_int_equal(r.fence_events, 1);
 	assert_int_equal(r.fence_code, FENCE_TYPE_CIRCLE);
 	assert_int_equal(r.c.rally_index, 0);
+	/* what FENCE_STATUS says: the count, a boundary breach (3), when it began */
+	assert_int_equal(r.c.fence_breach_count, 1);
+	assert_int_equal(r.c.fence_breach_type, 3);
+	assert_true(r.c.fence_breach_us > 0 && r.c.fence_breach_us <= r.now_us);
 	for (int i = 0; i < 400 * 90 && r.v.armed; i++)
 		step(&r);
 	double off = hypot(r.st.pos_ned_m.x - 35.0, r.st.pos_ned_m.y - 10.0);

@@ -148,12 +148,12 @@ static void test_command_copter_modes_and_takeoff(void **state)
 	assert_string_equal(last_text(), "Takeoff: flying already");
 }
 
-/* COMMAND_INT DO_REPOSITION: lat/lon in x/y, height above home in param7. */
-static int reposition(float flags, int32_t lat_e7, int32_t lon_e7, float alt)
+/* COMMAND_INT DO_REPOSITION: lat/lon in x/y, param7's height in frame's sense. */
+static int reposition_in(uint8_t frame, float flags, int32_t lat_e7, int32_t lon_e7, float alt)
 {
 	struct mavlink_command_int c = { .command = 192, .param1 = -1, .param2 = flags,
 					 .param4 = NAN, .x = lat_e7, .y = lon_e7, .z = alt,
-					 .frame = 6, .target_system = 1, .target_component = 1 };
+					 .frame = frame, .target_system = 1, .target_component = 1 };
 	uint8_t p[255];
 	mavlink_command_int_pack(&c, p);
 	unsigned int mark = n_sent;
@@ -166,6 +166,12 @@ static int reposition(float flags, int32_t lat_e7, int32_t lon_e7, float alt)
 		}
 	fail_msg("no COMMAND_ACK for DO_REPOSITION");
 	return -1;
+}
+
+/* ... above home (MAV_FRAME_GLOBAL_RELATIVE_ALT_INT) */
+static int reposition(float flags, int32_t lat_e7, int32_t lon_e7, float alt)
+{
+	return reposition_in(6, flags, lat_e7, lon_e7, alt);
 }
 
 static void test_command_guided_fly_to(void **state)
@@ -197,6 +203,28 @@ static void test_command_guided_fly_to(void **state)
 	assert_int_equal(v.guided.generation, 2);
 }
 
+/* QGroundControl's "go to location": MAV_FRAME_GLOBAL, param7 above sea level. */
+static void test_command_reposition_takes_the_height_in_its_frame(void **state)
+{
+	vehicle_update(&v, VEHICLE_ATTITUDE_VALID | VEHICLE_ALTITUDE_VALID | VEHICLE_POSITION_VALID, 0);
+	g.in.state.alt_msl_m = 604.0f;   /* 20 m above a home at 584 m */
+	g.in.state.alt_rel_m = 20.0f;
+	assert_int_equal(reposition_in(0, 1, -353600000, 1491650000, 614.0f), 0);
+	assert_true(fabsf(v.guided.alt_rel_m - 30.0f) < 1e-3f);
+	assert_int_equal(reposition_in(5, 1, -353600000, 1491650000, 594.0f), 0);
+	assert_true(fabsf(v.guided.alt_rel_m - 10.0f) < 1e-3f);
+	assert_int_equal(reposition_in(3, 1, -353600000, 1491650000, 40.0f), 0);
+	assert_true(v.guided.alt_rel_m == 40.0f);
+	/* NaN: where it is */
+	assert_int_equal(reposition_in(0, 1, -353600000, 1491650000, NAN), 0);
+	assert_true(v.guided.alt_rel_m == 20.0f);
+	/* a local frame is not a place on the map: refused, said */
+	assert_int_equal(v.guided.generation, 4);
+	assert_int_equal(reposition_in(1, 1, -353600000, 1491650000, 40.0f), 2);
+	assert_string_equal(last_text(), "Reposition: frame 1 not supported");
+	assert_int_equal(v.guided.generation, 4);
+}
+
 static void test_command_unknown_is_unsupported_and_counted(void **state)
 {
 	assert_int_equal(command(31000, 0, 0), 3);
@@ -214,6 +242,7 @@ int main(void)
 		cmocka_unit_test_setup(test_command_mission_start_enters_auto_in_the_air, setup),
 		cmocka_unit_test_setup(test_command_copter_modes_and_takeoff, setup),
 		cmocka_unit_test_setup(test_command_guided_fly_to, setup),
+		cmocka_unit_test_setup(test_command_reposition_takes_the_height_in_its_frame, setup),
 		cmocka_unit_test_setup(test_command_unknown_is_unsupported_and_counted, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
