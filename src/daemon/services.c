@@ -79,7 +79,7 @@ static struct services {
 	uint64_t gcs_last_us;
 	_Atomic uint64_t mem_avail;     /* io -> main: MemAvailable, bytes (0 unknown) */
 	uint64_t mem_read_us;           /* io thread */
-	char param_path[PATH_MAX + 16]; /* empty: no state directory, nothing saved */
+	char param_path[PATH_MAX + 32]; /* empty: no state directory, nothing saved */
 	uint32_t saved_generation;      /* io thread */
 	uint64_t save_errors;           /* io thread */
 	char mission_path[PATH_MAX + 32];
@@ -132,7 +132,11 @@ int services_params(const struct config *cfg, const char *load_params, char *err
 	memset(&sv, 0, sizeof(sv));
 	param_init(cfg->vehicle == VEHICLE_COPTER ? PARAM_COPTER : PARAM_PLANE);
 	if (mkdir(cfg->state_dir, 0750) == 0 || errno == EEXIST) {
-		snprintf(sv.param_path, sizeof(sv.param_path), "%s/fulmar.param", cfg->state_dir);
+		/* One file a vehicle: the tables share names (SERVOn_FUNCTION, FLTMODE_CH)
+		 * whose values differ, so a board switched from plane to copter must not
+		 * fly the plane's outputs on its motors. */
+		snprintf(sv.param_path, sizeof(sv.param_path), "%s/%s", cfg->state_dir,
+			 cfg->vehicle == VEHICLE_COPTER ? "fulmar-copter.param" : "fulmar.param");
 	} else {
 		log_warn("state directory %s: %s: parameters will not be saved", cfg->state_dir,
 			 strerror(errno));

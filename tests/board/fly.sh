@@ -3,8 +3,8 @@
 #
 # Board in the loop (issue 18): the navio package, installed with dpkg on an
 # emulated Raspberry Pi 2 (qemu raspi2b, tests/board/image.sh's image), runs
-# as a systemd service and flies the demo against fulmar-sim on the host over
-# the board's UART.
+# as a systemd service and flies the plane's demo, then the copter's, against
+# fulmar-sim on the host over the board's UART, in one boot.
 #
 #   fly.sh FULMAR_NAVIO_DEB FULMAR_SIM [OUTDIR]
 #
@@ -16,21 +16,25 @@
 # multi-user.target), as a user would set it up: a drop-in for the packaged
 # unit (what `systemctl edit fulmard` writes) giving fulmard its HIL link, then
 # `dpkg -i` of the package, whose postinst creates the fulmar user and enables
-# and starts the unit. Two parts:
+# and starts the unit. Then:
 #   1. Real time (the six threads, as the board flies in the field), HIL on
 #      ttyAMA0 with no simulator yet: READY, active as fulmar with the board's
 #      capabilities and no others, six SCHED_FIFO threads at their
 #      priorities, then SIGSTOP and systemd's watchdog restart.
-#   2. The flight, in lock-step (time is the simulator's; fulmard runs its
-#      tasks on one thread, docs/design.md): the drop-in switched, the unit
-#      restarted, "BOARD-FLIGHT go" on the console, on which the host starts
-#      fulmar-sim. The board waits for the flight's end on the simulator's
-#      clock (below), checks that the same fulmard ran throughout (the
-#      watchdog petted: the unit's 2 s scaled to 30 s for the emulated board,
-#      the drop-in says why), stops it (its timing report) and hands its
-#      journal to the host.
-# On the host: the flight is scored from the simulator's truth with the
-# demo's bounds (tools/flight_report.py --check demo).
+#   2, 3. A flight for each vehicle (BOARD_VEHICLES, plane then copter), the
+#      same code for each, in lock-step (time is the simulator's; fulmard runs
+#      its tasks on one thread, docs/design.md). As a user switches the board:
+#      [daemon] vehicle = V in /etc/fulmar/fulmard.conf, the drop-in switched
+#      to V's mission and parameters, the unit restarted; then "BOARD-FLIGHT
+#      go V" on the console, on which the host starts fulmar-sim with V's
+#      world (tools/demo --vehicle V's: airframe, pilot's timeline). The board
+#      waits for the flight's end on the simulator's clock (below), checks
+#      that the same fulmard ran throughout (the watchdog petted: the unit's
+#      2 s scaled to 30 s for the emulated board, the drop-in says why), stops
+#      it (its timing report) and hands its journal to the host.
+# On the host: each flight is scored from the simulator's truth, the plane's
+# with the demo's bounds (BOARD_CHECK), the copter's with the copter demo's
+# (BOARD_COPTER_CHECK; tools/flight_report.py --check).
 #
 # No part gives up on the wall clock before BOARD_TIMEOUT, the suite's own
 # limit for the board (a host's load only makes the run slower; the limit
@@ -48,10 +52,12 @@
 # BOARD_SENSOR_HZ (HIL_SENSOR rate, default 200: the emulated UART moves a few
 # kB/s, README.md; no HIL_STATE_QUATERNION either, fulmard never uses it),
 # BOARD_FRAME_HZ (lock-step frames a second, default 50), BOARD_DURATION
-# (simulated seconds; set, the flight is cut short and not scored: a check of
+# (simulated seconds; set, each flight is cut short and not scored: a check of
 # the link, the service and the watchdog), BOARD_TIMEOUT (wall-clock seconds
 # for the whole run, default 5400: running out is a failure), BOARD_CHECK
-# (tools/flight_report.py's bounds for the flight, default demo).
+# (tools/flight_report.py's bounds for the plane's flight, default demo),
+# BOARD_COPTER_CHECK (the copter's, default copter_demo), BOARD_VEHICLES (what
+# flies, in order, default "plane copter"; a flight that never began fails).
 #
 # Exit: 0 pass, 1 fail (BOARD_TIMEOUT running out too), 77 skip (image.sh), 99
 # harness error.
@@ -69,13 +75,30 @@ imu_hz=${BOARD_IMU_HZ:-1000}
 sensor_hz=${BOARD_SENSOR_HZ:-200}
 frame_hz=${BOARD_FRAME_HZ:-50}
 duration=${BOARD_DURATION:-}
-check=${BOARD_CHECK:-demo}
+vehicles=${BOARD_VEHICLES:-plane copter}
 total_s=${BOARD_TIMEOUT:-5400}
 baud=921600
 case $(dpkg-deb -f "$deb" Package)_$(dpkg-deb -f "$deb" Architecture) in
 fulmar-navio_armhf) ;;
 *) echo "board-fly: $deb is not fulmar-navio for armhf" >&2; exit 99 ;;
 esac
+# vehicle V: what V flies and how it is scored (as tools/demo --vehicle V), into
+# mission, params, timeline, vsim (fulmar-sim's options for its airframe), check
+# and title.
+vehicle() {
+	case $1 in
+	plane) mission=missions/cmac-circuit.waypoints params=missions/cmac-circuit.param
+		timeline=missions/cmac-circuit.timeline vsim=(--rc-mode-pwm 1550)
+		check=${BOARD_CHECK:-demo} title="fulmar on the board: the demonstration flight" ;;
+	copter) mission=missions/copter-square.waypoints params=missions/copter-square.param
+		timeline=missions/copter-square.timeline vsim=(--airframe quad)
+		check=${BOARD_COPTER_CHECK:-copter_demo}
+		title="fulmar on the board: the copter's demonstration flight" ;;
+	*) echo "board-fly: BOARD_VEHICLES: plane or copter, not '$1'" >&2; exit 99 ;;
+	esac
+}
+for v in $vehicles; do vehicle "$v"; done
+[ -n "${vehicles// /}" ] || { echo "board-fly: BOARD_VEHICLES is empty" >&2; exit 99; }
 command -v socat >/dev/null || { echo "SKIP: no socat (see DEPS_BOARD in tools/deps.sh)"; exit 77; }
 
 rc=0
@@ -89,13 +112,10 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
 read -r dseed dwind dturb < <(cd "$top" && python3 tools/flight_report.py demo-world)
-mission=missions/cmac-circuit.waypoints
 
 # What the board gets.
 j=$out/job
 cp "$deb" "$j/"
-cp "$top/$mission" "$j/mission.waypoints"
-cp "$top/missions/cmac-circuit.param" "$j/params.param"
 dropin() {  # dropin EXTRA-OPTIONS: the ExecStart of the packaged unit, and more
 	cat <<EOF
 # Written by tests/board/fly.sh, as \`systemctl edit fulmard\` would: the
@@ -112,9 +132,15 @@ WatchdogSec=30s
 EOF
 }
 dropin >"$j/realtime.conf"
-dropin --lockstep --load-mission /etc/fulmar/board-test/mission.waypoints \
-	--load-params /etc/fulmar/board-test/params.param >"$j/lockstep.conf"
+for v in $vehicles; do
+	vehicle "$v"
+	cp "$top/$mission" "$j/$v.waypoints"
+	cp "$top/$params" "$j/$v.param"
+	dropin --lockstep --load-mission "/etc/fulmar/board-test/$v.waypoints" \
+		--load-params "/etc/fulmar/board-test/$v.param" >"$j/lockstep-$v.conf"
+done
 {
+	echo "VEHICLES='$vehicles'"
 	echo "END_S=${duration:-1200}"
 	awk -v f="$frame_hz" 'BEGIN { printf "FRAME_S=%.6f\n", 1 / f }'
 } >"$j/flight.env"
@@ -140,7 +166,7 @@ check_service() {
 
 mkdir -p /etc/systemd/system/fulmard.service.d /etc/fulmar/board-test
 cp realtime.conf /etc/systemd/system/fulmard.service.d/board-test.conf
-cp mission.waypoints params.param /etc/fulmar/board-test/
+for v in $VEHICLES; do cp "$v.waypoints" "$v.param" /etc/fulmar/board-test/; done
 t0=$(uptime_s)
 dpkg -i ./fulmar-navio_*.deb 2>&1 | sed 's/^/BOARD-DPKG /'
 t1=$(uptime_s)
@@ -189,15 +215,43 @@ while [ "$(systemctl is-active fulmard)" != active ]; do
 done
 check "restarted-active" '[ "$(systemctl is-active fulmard)" = active ]'
 
-echo "BOARD-PART 2: the flight, lock-step over ttyAMA0"
-cp lockstep.conf /etc/systemd/system/fulmard.service.d/board-test.conf
-systemctl daemon-reload
-systemctl reset-failed fulmard   # part 1's restarts must not count against part 2's start
-systemctl restart fulmard
-pid=$(prop MainPID)
-restarts=$(prop NRestarts)
-check_service "$pid"
-echo "BOARD-FLIGHT go"
+# fly V: one flight in lock-step over ttyAMA0, the same for each vehicle. As
+# its user switches a board: [daemon] vehicle = V in the packaged
+# /etc/fulmar/fulmard.conf (fulmard keeps each vehicle's parameters apart,
+# fulmard.conf(5)), V's drop-in (its mission and parameters loaded), the unit
+# restarted.
+fly() {
+	v=$1
+	echo "BOARD-PART $part: the $v's flight, lock-step over ttyAMA0"
+	part=$((part + 1))
+	sed -i "s/^#\{0,1\} *vehicle = .*/vehicle = $v/" /etc/fulmar/fulmard.conf
+	check "$v-configured" 'grep -qx "vehicle = $v" /etc/fulmar/fulmard.conf'
+	cp "lockstep-$v.conf" /etc/systemd/system/fulmard.service.d/board-test.conf
+	systemctl daemon-reload
+	systemctl reset-failed fulmard   # the last part's restarts must not count against this start
+	systemctl restart fulmard
+	pid=$(prop MainPID)
+	restarts=$(prop NRestarts)
+	check_service "$pid"
+	echo "BOARD-FLIGHT go $v"
+	n=0
+	while ! flight_over; do
+		if [ "$(prop MainPID)" != "$pid" ]; then
+			echo "BOARD-CHECK FAIL $v-flight (fulmard stopped)"
+			journalctl -u fulmard -o cat --no-pager | tail -n 40 | sed "s/^/FULMARD-$v| /"
+			exit 1
+		fi
+		n=$((n + 1))
+		[ $((n % 100)) != 0 ] || journalctl -o cat --no-pager _PID="$pid" | grep 'simulator silent' |
+			tail -n 1 | sed "s/^/BOARD-WAIT the $v's flight; its last stall: /"
+		sleep 3
+	done
+	check "$v-flight-same-fulmard" '[ "$(prop MainPID)" = "$pid" ] && [ "$(prop NRestarts)" = "$restarts" ]'
+	systemctl stop fulmard
+	check "$v-stopped-cleanly" '[ "$(prop Result)" = success ]'
+	# The flight's fulmard log, with its timing report, for the host.
+	journalctl -o cat --no-pager _PID="$pid" | sed "s/^/FULMARD-$v| /"
+}
 # The flight's end, on the simulator's clock: fulmard, silent, says where its
 # time stands still ("simulator silent for N s; time stands still at T s",
 # after 1 s and every 10 s after). A frame or an answer lost on the UART stalls
@@ -219,23 +273,8 @@ flight_over() {
 		}
 		END { exit !over }'
 }
-n=0
-while ! flight_over; do
-	if [ "$(prop MainPID)" != "$pid" ]; then
-		echo "BOARD-CHECK FAIL flight (fulmard stopped)"
-		journalctl -u fulmard -o cat --no-pager | tail -n 40 | sed 's/^/FULMARD| /'
-		exit 1
-	fi
-	n=$((n + 1))
-	[ $((n % 100)) != 0 ] || journalctl -o cat --no-pager _PID="$pid" | grep 'simulator silent' |
-		tail -n 1 | sed 's/^/BOARD-WAIT the flight; its last stall: /'
-	sleep 3
-done
-check "flight-same-fulmard" '[ "$(prop MainPID)" = "$pid" ] && [ "$(prop NRestarts)" = "$restarts" ]'
-systemctl stop fulmard
-check "stopped-cleanly" '[ "$(prop Result)" = success ]'
-# The flight's fulmard log, with its timing report, for the host.
-journalctl -o cat --no-pager _PID="$pid" | sed 's/^/FULMARD| /'
+part=2
+for v in $VEHICLES; do fly "$v"; done
 exit $fail
 EOF
 
@@ -254,84 +293,103 @@ pids+=("$bootpid")
 "${prio[@]}" socat "pty,link=$out/hil.pty,raw,echo=0" "tcp:127.0.0.1:$port,nodelay,forever,interval=0.2" \
 	2>"$out/socat.log" &
 pids+=($!)
-# The simulator starts when the board says so (part 2), not before: in part 1
-# fulmard runs in real time on the same UART and must hear nothing.
-until grep -q 'BOARD-FLIGHT go' "$out/console.log"; do
-	kill -0 "$bootpid" 2>/dev/null || break
-	sleep 1
-done
-t1=$(date +%s.%N)
-simrc=0 bootrc=0 board_first=0
-if grep -q 'BOARD-FLIGHT go' "$out/console.log"; then
+# Each flight's simulator starts when the board says so ("BOARD-FLIGHT go V"),
+# not before: in part 1 fulmard runs in real time on the same UART and must
+# hear nothing. One loop for every vehicle: wait for the board's word, fly V's
+# world, then whichever ends first. The simulator: the flight is over (the
+# board then reports and goes on to the next), or failed (the verdict is in:
+# the board is stopped). The board: its job ended, or BOARD_TIMEOUT ran out,
+# with the flight still going. socat's pty outlives each simulator.
+declare -A simrc t_go t_end
+flown=() bootrc=0 board_first=0 sim_failed=0 last_v=
+for v in $vehicles; do
+	until grep -q "BOARD-FLIGHT go $v" "$out/console.log"; do
+		kill -0 "$bootpid" 2>/dev/null || break
+		sleep 1
+	done
+	grep -q "BOARD-FLIGHT go $v" "$out/console.log" || break
+	t_go[$v]=$(date +%s.%N)
 	[ -e "$out/hil.pty" ] || { echo "board-fly: socat made no pty" >&2; cat "$out/socat.log" >&2; exit 99; }
+	vehicle "$v"
+	mkdir -p "$out/$v"
 	# --wait and no --start-timeout: lock-step has no wall-clock deadline, and
 	# the simulator gives none (a frame unanswered for 1 s is sent again).
 	simargs=(--serial "$out/hil.pty:$baud" --imu-hz "$imu_hz" --sensor-hz "$sensor_hz"
 		--frame-hz "$frame_hz" --state-hz 0 --seed "$dseed" --wind "$dwind" --turbulence "$dturb"
-		--rc-mode-pwm 1550 --faults "$top/missions/cmac-circuit.timeline" --truth "$out/truth.csv"
+		"${vsim[@]}" --faults "$top/$timeline" --truth "$out/$v/truth.csv"
 		--status-hz 1 --duration "${duration:-1200}" --wait --end-landed 2)
-	"${prio[@]}" "$sim" "${simargs[@]}" >"$out/sim-status.txt" 2>"$out/sim.log" &
+	"${prio[@]}" "$sim" "${simargs[@]}" >"$out/$v/sim-status.txt" 2>"$out/$v/sim.log" &
 	simpid=$!
 	pids+=("$simpid")
-	# Whichever ends first. The simulator: the flight is over (the board then
-	# reports), or failed (the verdict is in: the board is stopped). The board:
-	# its job ended, or BOARD_TIMEOUT ran out, with the flight still going.
-	done_pid= rc=0
+	flown+=("$v") last_v=$v
+	done_pid='' rc=0
 	wait -n -p done_pid "$simpid" "$bootpid" || rc=$?
+	t_end[$v]=$(date +%s.%N)
 	if [ "$done_pid" = "$simpid" ]; then
-		simrc=$rc
-		[ "$simrc" = 0 ] || kill "$bootpid" 2>/dev/null || true
+		simrc[$v]=$rc
+		[ "$rc" = 0 ] || { sim_failed=1; kill "$bootpid" 2>/dev/null || true; break; }
 	else
-		bootrc=$rc board_first=1
+		bootrc=$rc board_first=1 simrc[$v]=0
 		kill "$simpid" 2>/dev/null || true
-		wait "$simpid" || simrc=$?
+		wait "$simpid" || simrc[$v]=$?
+		break
 	fi
-else
-	simrc=none
-fi
-t2=$(date +%s.%N)
+done
 [ "$board_first" = 1 ] || wait "$bootpid" || bootrc=$?
 t3=$(date +%s.%N)
-sed -n 's/.*FULMARD| //p' "$out/console.log" >"$out/fulmard.log"
 grep -E 'BOARD-|board-init' "$out/console.log" | sed 's/^.*\] //' || true
-grep -h "crashed\|gone\|simulated\|lock-step" "$out/sim.log" || true
-sed -n '/timing report/,$p' "$out/fulmard.log" | grep -E 'timing report|main|flight|load' | sed 's/^/board-fly: /' || true
+for v in "${flown[@]}"; do
+	sed -n "s/.*FULMARD-$v| //p" "$out/console.log" >"$out/$v/fulmard.log"
+	grep -h "crashed\|gone\|simulated\|lock-step" "$out/$v/sim.log" | sed "s/^/$v: /" || true
+	sed -n '/timing report/,$p' "$out/$v/fulmard.log" | grep -E 'timing report|main|flight|load' |
+		sed "s/^/board-fly: $v: /" || true
+done
 
 # BOARD_TIMEOUT running out is a failure like any other end before the
 # verdict: say how far the flight got.
 if [ "$board_first" = 1 ]; then
-	last=$(sed -n 's/^t=\([0-9.]*\) .*/\1/p' "$out/sim-status.txt" | tail -n1)
+	last=$(sed -n 's/^t=\([0-9.]*\) .*/\1/p' "$out/$last_v/sim-status.txt" | tail -n1)
 	if [ "$bootrc" = 124 ] && grep -q 'qemu exit 124' "$out/boot.log"; then
-		echo "board-fly: BOARD_TIMEOUT (${total_s} s) ran out with the flight at ${last:-0} s of" \
-			"simulated time"
+		echo "board-fly: BOARD_TIMEOUT (${total_s} s) ran out with the $last_v's flight at" \
+			"${last:-0} s of simulated time"
 	else
-		echo "board-fly: the board stopped (status $bootrc) with the flight at ${last:-0} s of" \
-			"simulated time"
+		echo "board-fly: the board stopped (status $bootrc) with the $last_v's flight at" \
+			"${last:-0} s of simulated time"
 	fi
 fi
 
 status=0
-if [ "$simrc" = none ]; then
-	# the board never said "BOARD-FLIGHT go": its console above says where it stopped
-	awk -v a="$t0" -v d="$t3" -v rc="$bootrc" 'BEGIN {
-		printf "board-fly: the flight never began: the board stopped (qemu %s) after %.0f s\n", rc, d - a }'
+if [ "${#flown[@]}" != "$(wc -w <<<"$vehicles")" ] && [ "$board_first" = 0 ] &&
+	[ "$sim_failed" = 0 ]; then
+	# the board never said "BOARD-FLIGHT go V": its console says where it stopped
+	awk -v a="$t0" -v d="$t3" -v rc="$bootrc" -v n="${#flown[@]}" 'BEGIN {
+		printf "board-fly: %s flight%s flown, the next never began: the board stopped (qemu %s) after %.0f s\n",
+			n == 0 ? "no" : n, n == 1 ? "" : "s", rc, d - a }'
 	echo "board-fly: where it stopped, the console's last lines (all of it in $out/console.log):"
 	# (not a harness error when the console is empty or missing: || true)
 	{ tr -d '\r' <"$out/console.log" | grep -av '^\[ *[0-9.]*\] *\(Exception stack\|[0-9a-f]\{4\}:\)' |
 		tail -n 25 | sed 's/^/board-console| /'; } 2>/dev/null || true
-	exit 1
+	status=1
 fi
+[ "${#flown[@]}" != 0 ] || exit 1
 [ "$board_first" = 0 ] || status=1
-[ "$simrc" = 0 ] || { echo "board-fly: fulmar-sim: $simrc"; status=1; }
 [ "$bootrc" = 0 ] || { echo "board-fly: the board's job failed ($bootrc)"; status=1; }
-if [ -z "$duration" ]; then
-	(cd "$top" && python3 tools/flight_report.py report --truth "$out/truth.csv" --mission "$mission" \
-		--log "$out/fulmard.log" --svg "$out/flight.svg" --json "$out/flight.json" --check "$check") ||
-		status=1
-else
-	echo "board-fly: a ${duration} s flight (BOARD_DURATION): not scored"
-fi
-awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" 'BEGIN {
-	printf "board-fly: wall clock: flight began after %.0f s, flown in %.0f s, board done after %.0f s\n",
-		b - a, c - b, d - a }'
+for v in "${flown[@]}"; do
+	[ "${simrc[$v]}" = 0 ] || { echo "board-fly: $v: fulmar-sim: ${simrc[$v]}"; status=1; }
+	if [ -n "$duration" ]; then
+		echo "board-fly: $v: a ${duration} s flight (BOARD_DURATION): not scored"
+		continue
+	fi
+	vehicle "$v"
+	echo "board-fly: $v: scored with $check's bounds"
+	(cd "$top" && python3 tools/flight_report.py report --truth "$out/$v/truth.csv" --mission "$mission" \
+		--vehicle "$v" --title "$title" --log "$out/$v/fulmard.log" --svg "$out/$v/flight.svg" \
+		--json "$out/$v/flight.json" --check "$check") | sed "s/^/$v: /" || status=1
+done
+for v in "${flown[@]}"; do
+	awk -v a="$t0" -v b="${t_go[$v]}" -v c="${t_end[$v]}" -v v="$v" 'BEGIN {
+		printf "board-fly: wall clock: the %s\047s flight began after %.0f s, flown in %.0f s\n",
+			v, b - a, c - b }'
+done
+awk -v a="$t0" -v d="$t3" 'BEGIN { printf "board-fly: wall clock: board done after %.0f s\n", d - a }'
 exit $status
