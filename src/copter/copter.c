@@ -229,8 +229,8 @@ static void home_ne(const struct copter *c, const struct vehicle_input *in, floa
  * quad in draw 6907's f027 (9.8 m/s, turbulence 7.7) carried a bias of 0.32 and
  * -0.32 m/s/s forward and right, 0.45 m/s/s level, and sliding over the grass
  * at 0.4-0.5 m/s/s it read 0.95-1.14 against the truth's 0.33-0.56, so it
- * declared "landed" 2.6 s after touching down, not 1 s, and a gust tipped it
- * as its motors spooled down.
+ * declared "landed" 2.7 s after touching down, not 1 s; the wind slid it
+ * meanwhile, and its feet caught as the motors spooled down and tipped it.
  */
 static void accel_ned(const struct vehicle_input *in, float out[3])
 {
