@@ -251,12 +251,23 @@ static void home_ne(const struct copter *c, const struct vehicle_input *in, floa
 		ne[0] = ne[1] = 0.0f;
 }
 
-/* The kinematic acceleration in NED: the specific force turned by the
- * attitude, gravity added back. */
+/*
+ * The kinematic acceleration in NED: the specific force less the estimator's
+ * accelerometer bias, turned by the attitude, gravity added back (ArduCopter's
+ * ahrs.get_accel_ef(), which takes the EKF's bias off too). With the bias left
+ * on, the land detector's 1 m/s/s reads it on a vehicle at rest: fulmar-sim's
+ * quad in draw 6907's f027 (9.8 m/s, turbulence 7.7) carried a bias of 0.32 and
+ * -0.32 m/s/s forward and right, 0.45 m/s/s level, and sliding over the grass
+ * at 0.4-0.5 m/s/s it read 0.95-1.14 against the truth's 0.33-0.56, so it
+ * declared "landed" 2.7 s after touching down, not 1 s; the wind slid it
+ * meanwhile, and its feet caught as the motors spooled down and tipped it.
+ */
 static void accel_ned(const struct vehicle_input *in, float out[3])
 {
 	const float *q = in->vs.q;
-	const float *f = in->accel_body_m_s2;
+	float f[3];
+	for (int i = 0; i < 3; i++)
+		f[i] = in->accel_body_m_s2[i] - in->accel_bias_body_m_s2[i];
 	float w = q[0], x = q[1], y = q[2], z = q[3];
 	float r[3][3] = {
 		{ 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y) },

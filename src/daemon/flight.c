@@ -535,6 +535,7 @@ void flight_task(void *ctx, uint64_t now_us)
 		.home_alt_msl_m = flight.mission->items[0].z,
 	};
 	memcpy(in.accel_body_m_s2, flight.imu.accel_m_s2, sizeof(in.accel_body_m_s2));
+	estim_get_accel_bias(&flight.est, in.accel_bias_body_m_s2);
 	compass_for_prearm(&in);
 	if (copter()) {
 		if (now_us - flight.ekf_rep_us >= 100000u) {

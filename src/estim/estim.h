@@ -389,6 +389,9 @@ uint16_t estim_ekf_flags(const struct estim *e);
 /* EKF_STATUS_REPORT: the flags and the square roots of the last innovation
  * test ratios (velocity, horizontal position, height, compass, airspeed). */
 void estim_get_ekf_report(const struct estim *e, struct estim_ekf_report *out);
+/* The filter's accelerometer bias, body axes, m/s/s: what it takes off each
+ * sample before integrating (zero before the filter has learnt any). */
+void estim_get_accel_bias(const struct estim *e, float accel_bias_m_s2[3]);
 uint32_t estim_health(const struct estim *e);
 /*
  * The filter's own solution at its delayed horizon (the fused state, before

@@ -192,6 +192,11 @@ void estim_get_state(const struct estim *e, struct vehicle_state *out)
 		out->valid |= VEHICLE_WIND_VALID;
 }
 
+void estim_get_accel_bias(const struct estim *e, float accel_bias_m_s2[3])
+{
+	memcpy(accel_bias_m_s2, e->x.accel_bias, 3 * sizeof(float));
+}
+
 void estim_get_ekf_report(const struct estim *e, struct estim_ekf_report *out)
 {
 	memset(out, 0, sizeof(*out));

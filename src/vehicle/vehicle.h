@@ -85,6 +85,8 @@ struct vehicle_input {
 	struct vehicle_state vs;
 	bool estimator_converged;
 	float accel_body_m_s2[3];           /* latest specific force (launch detection) */
+	float accel_bias_body_m_s2[3];      /* the estimator's accelerometer bias, body axes;
+						 * the copter takes it off the specific force */
 	struct rc_frame rc;                 /* the latest frame ... */
 	bool rc_seen;                       /* ... if any ever came */
 	uint64_t gcs_heartbeat_us;          /* last ground-station heartbeat; 0: never */
