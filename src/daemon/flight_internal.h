@@ -54,6 +54,11 @@ struct flight {
 	bool wmm_known;                 /* the model's field at the latest 3D fix: */
 	float wmm_decl_deg, wmm_incl_deg, wmm_gauss;
 	struct battery_sample batt;
+	struct rangefinder rng;         /* RNGFND1_*: the state flight code is given */
+	struct rangefinder_params rng_p;
+	bool rng_said_bad;              /* "no data" or "stuck" said, not yet "good again" */
+	struct range_sample rng_sample; /* the latest reading taken (the log's RFND) */
+	uint32_t log_rng_gen;           /* RFND: the reading last logged */
 	bool home_set;
 	bool was_armed;
 	enum plane_mode mode_said;      /* for the log: what was last said */
