@@ -719,6 +719,14 @@ int main(int argc, char **argv)
 			devices_close(&devs);
 			return EX_IOERR;
 		}
+		/* RNGFND1_TYPE 10: the simulator's DISTANCE_SENSOR is the rangefinder (docs/hil.md) */
+		int rng_type = (int)param_get_by_name("RNGFND1_TYPE");
+		hil.rangefinder = rng_type == 10;
+		if (hil.rangefinder)
+			log_info("HIL: the simulator's DISTANCE_SENSOR is the rangefinder (RNGFND1_TYPE 10)");
+		else if (rng_type != 0)
+			log_warn("RNGFND1_TYPE %d: in HIL the rangefinder is the simulator's "
+				 "DISTANCE_SENSOR, RNGFND1_TYPE 10; flying without", rng_type);
 		/* the simulator hears what flies (docs/hil.md) */
 		hil.mav_type = vehicle_mav_type(cfg.vehicle, cfg.vehicle == VEHICLE_COPTER ?
 						(int)param_get_by_name("FRAME_CLASS") : 0);
