@@ -289,6 +289,8 @@ static void update_rangefinder(uint64_t now_us)
 	rangefinder_update(&flight.rng, &flight.rng_p, fresh ? &flight.rng_sample : NULL, alt,
 			   now_us);
 	const struct rangefinder_reading *r = rangefinder_get(&flight.rng);
+	if (fresh)
+		flight_records_rfnd(now_us);
 	if (flight.rng_p.type == 0 || !flight.rng.have)
 		return;
 	bool bad = r->status == RANGEFINDER_NO_DATA || r->stuck;
