@@ -285,8 +285,8 @@ const struct df_msg_def df_msg_defs[] = {
 	{ DF_ID_ARSP, DF_ARSP_LEN, "ARSP", "QBffcffBBffB",
 	  "TimeUS,I,Airspeed,DiffPress,Temp,RawPress,Offset,U,H,Hp,TR,Pri",
 	  "s#nPOPP-----", "F-00B00-----", arsp_fields },
-	/* ArduPilot's until 4.1 (LogStructure.h), when Dist became a float in m and
-	 * Quality came: what the older log tools read */
+	/* ArduPilot's LogStructure.h layout, Dist in cm (later versions add a
+	 * Quality column, "QBCBBb") */
 	{ DF_ID_RFND, DF_RFND_LEN, "RFND", "QBCBB", "TimeUS,Instance,Dist,Stat,Orient",
 	  "s#m--", "F-B--", rfnd_fields },
 	{ DF_ID_VIBE, DF_VIBE_LEN, "VIBE", "QBfffI", "TimeUS,IMU,VibeX,VibeY,VibeZ,Clip",

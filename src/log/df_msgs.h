@@ -529,7 +529,7 @@ struct df_arsp {
 };
 int df_pack_arsp(uint8_t *buf, size_t cap, const struct df_arsp *m);
 
-/* RFND "QBCBB": one rangefinder's reading (ArduPilot's layout before 4.1, Dist in cm). */
+/* RFND "QBCBB": one rangefinder's reading (ArduPilot's layout, Dist in cm). */
 struct df_rfnd {
 	uint64_t t_us;
 	uint8_t instance;           /* Instance: 0, RNGFND1 */

@@ -175,7 +175,7 @@ static void test_log_packers_refuse_a_short_buffer(void **state)
 		assert_int_equal(buf[k], 0x5a);
 }
 
-/* RFND as ArduPilot's LogStructure.h had it until 4.1: "QBCBB", Dist in cm. */
+/* RFND as ArduPilot's LogStructure.h has it: "QBCBB", Dist in cm. */
 static void test_log_rfnd_is_ardupilots_old_layout(void **state)
 {
 	const struct df_msg_def *d = df_msg_def_find(DF_ID_RFND);
