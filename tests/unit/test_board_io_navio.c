@@ -438,6 +438,21 @@ static void test_board_io_navio_refuses_a_barometer_that_does_not_answer(void **
 	free(n);
 }
 
+/* RNGFND1_TYPE 7 with no SF10/SF11 on the header: start-up stops, saying which. */
+static void test_board_io_navio_refuses_a_rangefinder_that_does_not_answer(void **state)
+{
+	(void)state;
+	struct navio *n = navio_new(0x71);
+
+	n->rngfnd = true;
+	n->sf11.i2c.addr = 0x67;   /* nobody at 0x66 */
+	bio_devices(&n->f, handle, n);
+	assert_int_equal(bio_open(&n->f), -ENODEV);
+	assert_string_equal(n->f.err, "rngfnd_sf (LightWare SF10/SF11 on I2C-1 at 0x66): no "
+			    "LightWare SF10/SF11 answers (a 2-byte distance read)");
+	free(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +464,7 @@ int main(void)
 			test_board_io_navio_counts_a_failed_transfer_and_keeps_the_last_sample, setup,
 			teardown),
 		cmocka_unit_test(test_board_io_navio_rangefinder_reaches_the_hub),
+		cmocka_unit_test(test_board_io_navio_refuses_a_rangefinder_that_does_not_answer),
 		cmocka_unit_test_setup_teardown(test_board_io_navio_decodes_ppm_into_the_hub, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(

@@ -180,6 +180,62 @@ static void test_lidarlite_bus_errors_restart_the_cycle(void **state)
 	assert_false(f->sensor.failed);    /* it answered before: not "no device" */
 }
 
+static struct range_sample published;
+static int n_published;
+
+static int host_publish(void *ctx, enum sensor_kind k, const void *s)
+{
+	(void)ctx;
+	assert_int_equal(k, SENSOR_RANGE);
+	published = *(const struct range_sample *)s;
+	n_published++;
+	return 0;
+}
+
+/* As a board device: polled on the timer thread when due, its faults the
+ * device's errors, nothing published for them. */
+static void test_lidarlite_descriptor_counts_faults_and_publishes_readings(void **state)
+{
+	struct fixture *f = *state;
+	static const struct board_dev desc = { .name = "rngfnd_ll", .kind = BOARD_DEV_I2C,
+					       .u.i2c.addr = 0x62 };
+	struct drv_host host = { .publish = host_publish };
+	struct lidarlite priv;
+	struct drv_slot slot = { 0 };
+	struct drv_inst d = { .drv = &lidarlite_driver, .desc = &desc, .handle = &f->bus.bus,
+			      .host = &host, .priv = &priv, .slot = &slot };
+	char e[96];
+	assert_int_equal(lidarlite_driver.probe(&d, e, sizeof(e)), 0);
+	int rc = 0;
+	for (int i = 0; i < 100 && rc != 1; i++) {
+		f->now_us += 1000;
+		emul_lidarlite_set_time(&f->chip, f->now_us);
+		rc = lidarlite_driver.setup(&d, f->now_us);
+	}
+	assert_int_equal(rc, 1);
+	struct sched_task t[2];
+	assert_int_equal(lidarlite_driver.tasks(&d, t), 1);
+	assert_int_equal(t[0].thread, SCHED_TIMER);
+	n_published = 0;
+	f->chip.distance_cm = 777;
+	for (int i = 0; i < 1000; i++) {     /* a second of timer wakes */
+		f->now_us += 1000;
+		emul_lidarlite_set_time(&f->chip, f->now_us);
+		t[0].run(t[0].ctx, f->now_us);
+	}
+	assert_in_range(n_published, 49, 51);
+	assert_float_equal(published.distance_m, 7.77f, 1e-5f);
+	assert_int_equal(atomic_load(&slot.errors), 0);
+	f->chip.fault = true;
+	for (int i = 0; i < 200; i++) {
+		f->now_us += 1000;
+		emul_lidarlite_set_time(&f->chip, f->now_us);
+		t[0].run(t[0].ctx, f->now_us);
+	}
+	assert_in_range(n_published, 49, 52);   /* at most the one measured before the fault */
+	assert_true(atomic_load(&slot.errors) >= 9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +248,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lidarlite_passes_a_stuck_distance_on_unchanged, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_lidarlite_that_never_answers_is_no_device, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_lidarlite_bus_errors_restart_the_cycle, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_lidarlite_descriptor_counts_faults_and_publishes_readings, fixture_setup, fixture_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
