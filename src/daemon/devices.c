@@ -310,12 +310,14 @@ void devices_describe(const struct board *board, char *buf, size_t len)
 		const struct board_dev *d = &board->devs[i];
 		char where[PATH_MAX];
 		locate(d, where, sizeof(where));
+		/* a rangefinder entry is optional too: opened only when RNGFND1_TYPE picks it */
 		char tag[32] = "";
 		if (d->drv.rngfnd_type)
 			snprintf(tag, sizeof(tag), " [RNGFND1_TYPE %u]", d->drv.rngfnd_type);
 		int w = snprintf(buf + n, len - n, "  %-8s %-6s %-40s %s%s%s%s\n", d->name,
-				 kind_name(d->kind), where, d->what, d->optional ? " [optional]" : "",
-				 tag, d->missing ? " [MISSING: " : "");
+				 kind_name(d->kind), where, d->what,
+				 d->optional || d->drv.rngfnd_type ? " [optional]" : "", tag,
+				 d->missing ? " [MISSING: " : "");
 		if (w < 0)
 			return;
 		n += (size_t)w;

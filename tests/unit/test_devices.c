@@ -133,7 +133,7 @@ static void test_devices_rangefinder_entries_open_only_for_their_rngfnd1_type(vo
 	devices_close(&d);
 	char info[1024];
 	devices_describe(&rf_board, info, sizeof(info));
-	assert_non_null(strstr(info, "TFmini [RNGFND1_TYPE 20]"));
+	assert_non_null(strstr(info, "TFmini [optional] [RNGFND1_TYPE 20]"));
 }
 
 static void test_devices_hil_opens_only_the_configured_ones(void **state)
