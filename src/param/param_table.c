@@ -235,6 +235,8 @@ const struct param_def param_table[] = {
 	  "Lowest pitch in the flare", PARAM_PLANE },
 	{ "LAND_REPOSITION", PARAM_INT8, 1, 0, 1, "",
 	  "1: the pilot's sticks move the point a landing descends to", PARAM_COPTER },
+	{ "LAND_SLOPE_RCALC", PARAM_FLOAT, 2, 0, 5, "m",
+	  "Landing: re-plan the glide path when the rangefinder's correction moves this much (0: never)", PARAM_PLANE },
 	{ "LAND_SPEED", PARAM_INT16, 50, 30, 200, "cm/s",
 	  "LAND's final descent rate", PARAM_COPTER },
 	{ "LAND_SPEED_HIGH", PARAM_INT16, 0, 0, 500, "cm/s",

@@ -68,6 +68,7 @@ static const char *const plane_rows_added_since[] = {
 	/* issue 40: the rangefinder */
 	"RNGFND1_ADDR", "RNGFND1_GNDCLEAR", "RNGFND1_MAX_CM", "RNGFND1_MIN_CM", "RNGFND1_ORIENT",
 	"RNGFND1_POS_X", "RNGFND1_POS_Y", "RNGFND1_POS_Z", "RNGFND1_TYPE", "RNGFND_LANDING",
+	"LAND_SLOPE_RCALC",
 };
 
 static bool added_since(const char *name)
