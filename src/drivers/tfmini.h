@@ -14,7 +14,9 @@
  * between frames are counted as garbage. ArduPilot reads it as RNGFND1_TYPE
  * 20 (libraries/AP_RangeFinder/AP_RangeFinder_Benewake.cpp).
  *
- * The parser is pure: bytes and the time they were read in, readings out.
+ * The parser is pure: bytes and the time they were read in, readings out;
+ * its caller owns it. The board device (tfmini_driver, drivers.h) reads the
+ * port on the uart thread, which owns it, and publishes there. No allocation.
  */
 #ifndef FULMAR_DRIVERS_TFMINI_H
 #define FULMAR_DRIVERS_TFMINI_H
