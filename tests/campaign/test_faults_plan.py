@@ -79,6 +79,9 @@ def main():
     check(o(dict(down, disarmed_at_end=False), 3.0) == 'not down safely', 'armed')
     check(o(dict(down, upright=False), 3.0) == 'not down safely', 'on its back')
     check(o(dict(down, landed=False), None) == 'not down safely', 'in the air')
+    check(o(down, 3.0, 300.0, 31.0) == 'before the fault', 'down at 31 s, the fault at 300 s')
+    check(o(dict(down, crashed=True), 3.0, 300.0, 31.0) == 'before the fault', 'a failed launch')
+    check(o(down, 3.0, 300.0, 450.0) == 'at the point', 'down after the fault')
     res = [{'name': 'a', 'status': 'flown', 'outcome': 'at the point', '_plan': {'fault': {'kind': 'gps_loss'}}},
            {'name': 'b', 'status': 'flown', 'outcome': 'crashed', '_plan': {'fault': {'kind': 'gps_loss'}}},
            {'name': 'c', 'status': 'hung', '_plan': {'fault': {'kind': 'pitot_off'}}}]

@@ -626,9 +626,10 @@ static void gps_through_faults(struct sim_world *w, const struct sim_gps_sample 
  * compassmot measures the same per amp). */
 static void mag_interference(struct sim_world *w, struct sim_mag_sample *mag)
 {
+	if (!(w->truth_cols & SIM_TRUTH_MAG))
+		return;                          /* no interference asked for: the reading as it was */
 	w->mag_int_gauss = v3_scale(w->mag_gain_mgauss_a, 1e-3 * w->st.batt_current_a);
-	if (w->truth_cols & SIM_TRUTH_MAG)
-		mag->field_gauss = v3_add(mag->field_gauss, w->mag_int_gauss);
+	mag->field_gauss = v3_add(mag->field_gauss, w->mag_int_gauss);
 }
 
 /* The barometer's drift: the weather's pressure change (it moves the
