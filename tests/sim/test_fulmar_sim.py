@@ -206,7 +206,7 @@ def unkind_world(env):
                   "--fault", "2 pitot water 1", "--truth", truth], ["--idle", "1"]).wait()
     check(r.rc == 0 and r.peer_rc == 0, "status %d, peer %s: %s" % (r.rc, r.peer_rc, r.err))
     head, rows = read_truth(truth)
-    for col in ["ground_m", "agl_m", "rng_true_m", "rng_m", "baro_err_pa", "baro_err_m", "mag_int_z_mgauss",
+    for col in ["ground_m", "agl_m", "rangefinder_true_m", "rangefinder_m", "baro_err_pa", "baro_err_m", "mag_int_z_mgauss",
                 "pitot_dp_pa", "pitot_ias_m_s"]:
         check(col in head, "truth lacks %s: %s" % (col, head))
     check(head[-1] == "events", "events is not last: %s" % head)
@@ -216,7 +216,7 @@ def unkind_world(env):
     events = ";".join(x["events"] for x in rows if x["events"])
     check("2.000 pitot water 1" in events and "3.000 pitot water end" in events, events)
     # over 60 m the TFmini (12 m) reads nothing: -1
-    check(all(float(x["rng_m"]) == -1.0 for x in rows), "a reading past the TFmini's range")
+    check(all(float(x["rangefinder_m"]) == -1.0 for x in rows), "a reading past the TFmini's range")
     # the field over home (where it arms) is refused, and so is an unknown rangefinder
     r = Run(env, ["--field-alt", "3"], peer=False).wait()
     check(r.rc == 2 and "covers the start spot" in r.err, "status %d: %s" % (r.rc, r.err))

@@ -530,7 +530,7 @@ static void test_sim_hil_rangefinder_sends_distance_sensor_at_20_hz(void **state
 	c.air_start = true;
 	c.air_start_alt_m = 150.0;          /* past the SF11's 120 m at first: no return */
 	c.air_start_speed_m_s = 15.0;
-	sim_rangefinder_config_for(SIM_RNG_SF11, &c.rangefinder);
+	sim_rangefinder_config_for(SIM_RANGEFINDER_SF11, &c.rangefinder);
 	assert_int_equal(sim_world_init(&world, &c, &tl), 0);
 	sim_hil_init(&hil, &world, 1, 1);
 	static struct mavlink_frame f[SIM_HIL_TX_MSGS];
@@ -572,7 +572,7 @@ static void test_sim_hil_rangefinder_sends_distance_sensor_at_20_hz(void **state
 			mavlink_distance_sensor_unpack(mavlink_payload(&f[j]), f[j].len, &d);
 			if (d.signal_quality == 1)
 				continue;                  /* a dropout's 1 % */
-			assert_true(fabs(d.current_distance - 100.0 * world.rng_pub.true_m) < 30.0);
+			assert_true(fabs(d.current_distance - 100.0 * world.rangefinder_pub.true_m) < 30.0);
 			assert_true(d.signal_quality > 50);
 		}
 	}

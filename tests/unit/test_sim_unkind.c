@@ -252,7 +252,7 @@ static void test_sim_unkind_the_worlds_rangefinder_at_20_hz_and_its_faults(void 
 	struct sim_world_config c;
 	config(&c, "2 dropout rangefinder 1\n4 freeze rangefinder 1\n6 bias rangefinder 0.5\n");
 	air_start(&c, 40.0, 15.0);
-	sim_rangefinder_config_for(SIM_RNG_SF11, &c.rangefinder);
+	sim_rangefinder_config_for(SIM_RANGEFINDER_SF11, &c.rangefinder);
 	assert_int_equal(sim_world_init(&w, &c, &tl), 0);
 	int n = 0, in_dropout = 0;
 	double frozen = -2.0;
@@ -266,9 +266,9 @@ static void test_sim_unkind_the_worlds_rangefinder_at_20_hz_and_its_faults(void 
 			continue;
 		if (t < 1.0) {
 			n++;
-			double truth = w.rng_pub.true_m;
-			if (w.rng_pub.valid)
-				assert_near(w.rng_pub.distance_m, truth, 0.3);
+			double truth = w.rangefinder_pub.true_m;
+			if (w.rangefinder_pub.valid)
+				assert_near(w.rangefinder_pub.distance_m, truth, 0.3);
 			/* the beam's length from the aircraft's height and attitude */
 			double roll, pitch, yaw;
 			quat_to_euler(w.st.att, &roll, &pitch, &yaw);
@@ -278,11 +278,11 @@ static void test_sim_unkind_the_worlds_rangefinder_at_20_hz_and_its_faults(void 
 			in_dropout++;
 		if (t > 4.0 && t < 5.0) {
 			if (frozen < -1.0)
-				frozen = w.rng_pub.distance_m;
-			froze_held = froze_held && w.rng_pub.distance_m == frozen;
+				frozen = w.rangefinder_pub.distance_m;
+			froze_held = froze_held && w.rangefinder_pub.distance_m == frozen;
 		}
-		if (t > 6.0 && w.rng_pub.valid) {
-			err_biased += w.rng_pub.distance_m - w.rng_pub.true_m;
+		if (t > 6.0 && w.rangefinder_pub.valid) {
+			err_biased += w.rangefinder_pub.distance_m - w.rangefinder_pub.true_m;
 			n_biased++;
 		}
 	}
@@ -293,7 +293,7 @@ static void test_sim_unkind_the_worlds_rangefinder_at_20_hz_and_its_faults(void 
 	assert_near(err_biased / n_biased, 0.5, 0.05);
 	char row[2048];
 	assert_true(sim_truth_csv_header(&w, row, sizeof(row)) < (int)sizeof(row));
-	assert_non_null(strstr(row, ",impact_m_s,ground_m,agl_m,rng_true_m,rng_m,events\n"));
+	assert_non_null(strstr(row, ",impact_m_s,ground_m,agl_m,rangefinder_true_m,rangefinder_m,events\n"));
 }
 
 static void test_sim_unkind_the_barometer_drifts_at_the_options_rate(void **state)

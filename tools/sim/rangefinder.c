@@ -21,7 +21,7 @@
  * return, and a laser on grass gets no return past 45 degrees from the
  * ground's normal (a wing-tip-down bank near the ground).
  */
-void sim_rangefinder_config_for(enum sim_rng_kind kind, struct sim_rangefinder_config *c)
+void sim_rangefinder_config_for(enum sim_rangefinder_kind kind, struct sim_rangefinder_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->kind = kind;
@@ -33,13 +33,13 @@ void sim_rangefinder_config_for(enum sim_rng_kind kind, struct sim_rangefinder_c
 	c->dropout_p = 0.01;
 	c->max_incidence_deg = 45.0;
 	switch (kind) {
-	case SIM_RNG_SF11:
+	case SIM_RANGEFINDER_SF11:
 		c->name = "sf11";
 		c->min_m = 0.2;
 		c->max_m = 120.0;
 		c->sigma_m = 0.05;
 		break;
-	case SIM_RNG_TFMINI:
+	case SIM_RANGEFINDER_TFMINI:
 		c->name = "tfmini";
 		c->min_m = 0.1;
 		c->max_m = 12.0;
@@ -48,7 +48,7 @@ void sim_rangefinder_config_for(enum sim_rng_kind kind, struct sim_rangefinder_c
 		c->fov_deg = 2.0;
 		break;
 	default:
-		c->kind = SIM_RNG_NONE;
+		c->kind = SIM_RANGEFINDER_NONE;
 		c->name = "none";
 		break;
 	}
@@ -57,9 +57,9 @@ void sim_rangefinder_config_for(enum sim_rng_kind kind, struct sim_rangefinder_c
 int sim_rangefinder_config_by_name(const char *name, struct sim_rangefinder_config *c)
 {
 	if (strcmp(name, "sf11") == 0)
-		sim_rangefinder_config_for(SIM_RNG_SF11, c);
+		sim_rangefinder_config_for(SIM_RANGEFINDER_SF11, c);
 	else if (strcmp(name, "tfmini") == 0)
-		sim_rangefinder_config_for(SIM_RNG_TFMINI, c);
+		sim_rangefinder_config_for(SIM_RANGEFINDER_TFMINI, c);
 	else
 		return -ENOENT;
 	return 0;
@@ -70,7 +70,7 @@ void sim_rangefinder_init(struct sim_rangefinder *r, const struct sim_rangefinde
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = *cfg;
-	sim_rng_init(&r->rng, seed, 0x726e6766ull);   /* "rngf": its own stream */
+	sim_rng_init(&r->rng, seed, 0x726e6766ull);   /* "rangefinder": its own stream */
 }
 
 double sim_rangefinder_beam_m(const struct sim_terrain *terrain, struct v3 pos, struct quat att,
@@ -107,7 +107,7 @@ bool sim_rangefinder_step(struct sim_rangefinder *r, const struct sim_terrain *t
 			  struct quat att, uint64_t t_us, struct sim_rangefinder_reading *out)
 {
 	const struct sim_rangefinder_config *c = &r->cfg;
-	if (c->kind == SIM_RNG_NONE || c->rate_hz <= 0.0)
+	if (c->kind == SIM_RANGEFINDER_NONE || c->rate_hz <= 0.0)
 		return false;
 	if (!r->started) {
 		/* Its schedule starts at its first call, as the other sensors' do. */

@@ -14,15 +14,15 @@
 #include "sim_math.h"
 #include "terrain.h"
 
-enum sim_rng_kind {
-	SIM_RNG_NONE = 0,          /* no rangefinder (the default) */
-	SIM_RNG_SF11 = 1,          /* LightWare SF11/C-like: 0.2-120 m */
-	SIM_RNG_TFMINI,            /* Benewake TFmini-S-like: 0.1-12 m */
-	SIM_RNG_KIND_COUNT
+enum sim_rangefinder_kind {
+	SIM_RANGEFINDER_NONE = 0,          /* no rangefinder (the default) */
+	SIM_RANGEFINDER_SF11 = 1,          /* LightWare SF11/C-like: 0.2-120 m */
+	SIM_RANGEFINDER_TFMINI,            /* Benewake TFmini-S-like: 0.1-12 m */
+	SIM_RANGEFINDER_KIND_COUNT
 };
 
 struct sim_rangefinder_config {
-	enum sim_rng_kind kind;
+	enum sim_rangefinder_kind kind;
 	const char *name;
 	double min_m, max_m;
 	double rate_hz;                   /* readings out (DISTANCE_SENSOR) */
@@ -53,7 +53,7 @@ struct sim_rangefinder {
 
 /* The kind called name ("sf11", "tfmini"): 0, or -ENOENT. */
 int sim_rangefinder_config_by_name(const char *name, struct sim_rangefinder_config *c);
-void sim_rangefinder_config_for(enum sim_rng_kind kind, struct sim_rangefinder_config *c);
+void sim_rangefinder_config_for(enum sim_rangefinder_kind kind, struct sim_rangefinder_config *c);
 
 void sim_rangefinder_init(struct sim_rangefinder *r, const struct sim_rangefinder_config *cfg,
 			  uint64_t seed);

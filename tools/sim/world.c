@@ -39,7 +39,7 @@ void sim_world_config_default(struct sim_world_config *c)
 	c->surface_throw = 0.8;
 	/* Off until asked for; the figures they take when they are on. */
 	sim_terrain_default(&c->terrain);
-	sim_rangefinder_config_for(SIM_RNG_NONE, &c->rangefinder);
+	sim_rangefinder_config_for(SIM_RANGEFINDER_NONE, &c->rangefinder);
 	/* The MS5611's error band after an autozero at one pressure (TE
 	 * MS5611-01BA03 datasheet: +-2.5 mbar over -20..85 C) allows up to
 	 * 2.4 Pa/K; 1.5 Pa/K is taken, on a board that warms 12 K over its
@@ -196,9 +196,9 @@ int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 	 * its own, so that the sensors' draws stay what they were. */
 	if (cfg->terrain_on)
 		w->truth_cols |= SIM_TRUTH_GROUND;
-	if (cfg->rangefinder.kind != SIM_RNG_NONE) {
-		sim_rangefinder_init(&w->rngf, &cfg->rangefinder, cfg->seed);
-		w->rng_pub.true_m = w->rng_pub.distance_m = -1.0;
+	if (cfg->rangefinder.kind != SIM_RANGEFINDER_NONE) {
+		sim_rangefinder_init(&w->rangefinder, &cfg->rangefinder, cfg->seed);
+		w->rangefinder_pub.true_m = w->rangefinder_pub.distance_m = -1.0;
 		w->truth_cols |= SIM_TRUTH_GROUND | SIM_TRUTH_RANGE;
 	}
 	sim_rng_init(&w->rng_pitot, cfg->seed, 0x7069746full);   /* "pito" */
@@ -402,7 +402,7 @@ static void apply_event(struct sim_world *w, const struct sim_event *e, uint64_t
 		case SIM_FS_BARO: f->baro_bias_pa = e->v[0]; break;
 		case SIM_FS_AIRSPEED: f->airspeed_bias_pa = e->v[0]; break;
 		case SIM_FS_BATTERY: f->batt_bias_v = e->v[0]; break;
-		case SIM_FS_RANGEFINDER: f->rng_bias_m = e->v[0]; break;
+		case SIM_FS_RANGEFINDER: f->rangefinder_bias_m = e->v[0]; break;
 		default: break;
 		}
 		break;
@@ -749,16 +749,16 @@ static void sensors(struct sim_world *w, uint64_t t_us, struct sim_step_out *out
 	}
 	/* The rangefinder is read with the other slow sensors, at a report. */
 	struct sim_rangefinder_reading rr;
-	if (w->cfg.rangefinder.kind != SIM_RNG_NONE && out->report &&
-	    sim_rangefinder_step(&w->rngf, terrain_of(w), w->st.pos_ned_m, w->st.att, t_us, &rr) &&
+	if (w->cfg.rangefinder.kind != SIM_RANGEFINDER_NONE && out->report &&
+	    sim_rangefinder_step(&w->rangefinder, terrain_of(w), w->st.pos_ned_m, w->st.att, t_us, &rr) &&
 	    !DROPPED(SIM_FS_RANGEFINDER)) {
 		if (FROZEN(SIM_FS_RANGEFINDER)) {
-			w->rng_pub.t_us = t_us;
-			w->rng_pub.true_m = rr.true_m;
+			w->rangefinder_pub.t_us = t_us;
+			w->rangefinder_pub.true_m = rr.true_m;
 		} else {
 			if (rr.valid)
-				rr.distance_m += f->rng_bias_m;
-			w->rng_pub = rr;
+				rr.distance_m += f->rangefinder_bias_m;
+			w->rangefinder_pub = rr;
 		}
 		out->fresh |= SIM_OUT_RANGE;
 	}
@@ -821,7 +821,7 @@ int sim_truth_csv_header(const struct sim_world *w, char *buf, size_t len)
 	if (c & SIM_TRUTH_GROUND)
 		append(buf, len, &off, "ground_m,agl_m,");
 	if (c & SIM_TRUTH_RANGE)
-		append(buf, len, &off, "rng_true_m,rng_m,");
+		append(buf, len, &off, "rangefinder_true_m,rangefinder_m,");
 	if (c & SIM_TRUTH_BARO)
 		append(buf, len, &off, "baro_err_pa,baro_err_m,");
 	if (c & SIM_TRUTH_MAG)
@@ -863,8 +863,8 @@ int sim_truth_csv_row(const struct sim_world *w, const char *events, char *buf, 
 	if (c & SIM_TRUTH_GROUND)
 		append(buf, len, &off, "%.3f,%.3f,", sim_world_ground_m(w), sim_world_agl_m(w));
 	if (c & SIM_TRUTH_RANGE)
-		append(buf, len, &off, "%.3f,%.3f,", w->rng_pub.true_m,
-		       w->rng_pub.valid ? w->rng_pub.distance_m : -1.0);
+		append(buf, len, &off, "%.3f,%.3f,", w->rangefinder_pub.true_m,
+		       w->rangefinder_pub.valid ? w->rangefinder_pub.distance_m : -1.0);
 	if (c & SIM_TRUTH_BARO)
 		/* The height the drift makes the barometer read above the truth. */
 		append(buf, len, &off, "%.2f,%.3f,", w->baro_err_pa,

@@ -99,7 +99,7 @@ struct sim_world_config {
 	 * and while off nothing of it is drawn, sent or written. */
 	bool terrain_on;                     /* a field (terrain.h); it must leave the start spot on home's ground */
 	struct sim_terrain terrain;
-	struct sim_rangefinder_config rangefinder;   /* kind SIM_RNG_NONE: none */
+	struct sim_rangefinder_config rangefinder;   /* kind SIM_RANGEFINDER_NONE: none */
 	/* The barometer's drift: the weather's pressure changing at
 	 * baro_weather_hpa_h, and the sensor's error growing by baro_temp_pa_k
 	 * per kelvin as the board warms by baro_warm_k after power-on, with
@@ -143,7 +143,7 @@ struct sim_faults_active {
 	uint64_t freeze_until_us[SIM_FS_COUNT], dropout_until_us[SIM_FS_COUNT];
 	uint64_t rc_loss_until_us, link_loss_until_us, motor_fail_until_us;
 	struct v3 accel_bias_m_s2, gyro_bias_rad_s, mag_bias_gauss;
-	double baro_bias_pa, airspeed_bias_pa, batt_bias_v, rng_bias_m;
+	double baro_bias_pa, airspeed_bias_pa, batt_bias_v, rangefinder_bias_m;
 	/* the pitot's failure (one at a time) and until when */
 	enum sim_event_kind pitot;           /* SIM_EV_PITOT_BLOCK, _WATER, _OFF, or 0 */
 	uint64_t pitot_until_us;
@@ -153,7 +153,7 @@ struct sim_faults_active {
 /* Extra ground-truth columns, each there only when its part of the world is on. */
 enum sim_truth_cols {
 	SIM_TRUTH_GROUND = 1u << 0,          /* ground_m, agl_m */
-	SIM_TRUTH_RANGE = 1u << 1,           /* rng_true_m, rng_m */
+	SIM_TRUTH_RANGE = 1u << 1,           /* rangefinder_true_m, rangefinder_m */
 	SIM_TRUTH_BARO = 1u << 2,            /* baro_err_pa, baro_err_m */
 	SIM_TRUTH_MAG = 1u << 3,             /* mag_int_x_mgauss ... */
 	SIM_TRUTH_PITOT = 1u << 4,           /* pitot_dp_pa, pitot_ias_m_s */
@@ -196,8 +196,8 @@ struct sim_world {
 	bool gps_have_fix;
 	/* a world that is not kind */
 	unsigned int truth_cols;             /* enum sim_truth_cols */
-	struct sim_rangefinder rngf;
-	struct sim_rangefinder_reading rng_pub;  /* the last reading published */
+	struct sim_rangefinder rangefinder;
+	struct sim_rangefinder_reading rangefinder_pub;  /* the last reading published */
 	bool baro_drifts;                    /* the option, or a baro_drift event has come */
 	double baro_weather_pa, baro_weather_pa_s, baro_err_pa;
 	uint64_t baro_weather_t_us;

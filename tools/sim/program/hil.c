@@ -158,7 +158,7 @@ static void send_state(struct sim_hil *h, struct sim_hil_tx *tx, uint64_t t_us)
  * reads one centimetre past max_distance. */
 static void send_distance(struct sim_hil *h, struct sim_hil_tx *tx, uint64_t t_us)
 {
-	const struct sim_rangefinder_reading *r = &h->world->rng_pub;
+	const struct sim_rangefinder_reading *r = &h->world->rangefinder_pub;
 	const struct sim_rangefinder_config *c = &h->world->cfg.rangefinder;
 	struct mavlink_distance_sensor m;
 	uint8_t p[MAVLINK_MSG_DISTANCE_SENSOR_MAX_LEN];
