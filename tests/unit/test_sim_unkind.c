@@ -427,6 +427,40 @@ static void test_sim_unkind_a_blocked_pitot_holds_then_creeps(void **state)
 	assert_true(ended);
 }
 
+/* The spread of the pitot's reading over [t0, t1). */
+static double pitot_spread(struct sim_world *x, double t0, double t1)
+{
+	double s = 0, s2 = 0;
+	int n = 0;
+	while (sim_world_time_us(x) < (uint64_t)llround(t1 * 1e6)) {
+		sim_world_step(x, &out);
+		if ((double)out.t_us * 1e-6 < t0 || !(out.fresh & SIM_OUT_AIRSPEED))
+			continue;
+		double dp = x->pub.airspeed.diff_pressure_pa;
+		s += dp;
+		s2 += dp * dp;
+		n++;
+	}
+	return sqrt((s2 - s * s / n) / (n - 1));
+}
+
+static void test_sim_unkind_a_blocked_pitot_stops_moving_in_a_gusty_wind(void **state)
+{
+	/* The cub held on its wheels in a turbulent 8 m/s: the pitot sees the
+	 * gusts; blocked, its reading stops moving (its noise only), the
+	 * static pressure being the same. */
+	struct sim_world_config c;
+	config(&c, "5 pitot block 0 0\n");
+	sim_airframe_cub(&c.airframe);
+	c.wind.speed_m_s = 8.0;
+	c.wind.turb_w20_m_s = 15.4;
+	assert_int_equal(sim_world_init(&w, &c, &tl), 0);
+	double open = pitot_spread(&w, 0.5, 5.0);
+	double blocked = pitot_spread(&w, 5.0, 15.0);
+	assert_true(open > 5.0 * c.sensors.airspeed_noise_pa);
+	assert_near(blocked, c.sensors.airspeed_noise_pa, 0.3);
+}
+
 static void test_sim_unkind_water_and_a_tube_off(void **state)
 {
 	struct sim_world_config c;
@@ -483,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_sim_unkind_the_barometer_drifts_at_the_options_rate),
 		cmocka_unit_test(test_sim_unkind_compass_interference_grows_with_the_current),
 		cmocka_unit_test(test_sim_unkind_a_blocked_pitot_holds_then_creeps),
+		cmocka_unit_test(test_sim_unkind_a_blocked_pitot_stops_moving_in_a_gusty_wind),
 		cmocka_unit_test(test_sim_unkind_water_and_a_tube_off),
 		cmocka_unit_test(test_sim_unkind_none_of_it_without_its_option),
 	};
