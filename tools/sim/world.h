@@ -220,7 +220,10 @@ void sim_world_config_default(struct sim_world_config *c);
  * imu_hz, or the time-line throws an
  * airframe that is not hand-launched or one that starts in the air, or the
  * air start's height or speed is not positive and finite, or a multirotor
- * is to start in the air (it would fall: its motors are off until armed). */
+ * is to start in the air (it would fall: its motors are off until armed), or
+ * a field (terrain_on) is out of its bounds (height within 100 m, slope
+ * within 15 degrees, a radius) or, but for an air start, covers the start
+ * spot: home, where the aircraft arms, stays on its ground. */
 int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 		   const struct sim_timeline *tl);
 
