@@ -262,6 +262,13 @@ static void test_sim_unkind_the_worlds_rangefinder_at_20_hz_and_its_faults(void 
 	while (sim_world_time_us(&w) < 7000000u) {
 		sim_world_step(&w, &out);
 		double t = (double)out.t_us * 1e-6;
+		if (out.t_us == 2500000u) {
+			/* the truth says nothing was sent */
+			char r[2048];
+			int k = sim_truth_csv_row(&w, NULL, r, sizeof(r));
+			assert_true(k > 10 && k < (int)sizeof(r));
+			assert_string_equal(r + k - 9, ",-1.000,\n");
+		}
 		if (!(out.fresh & SIM_OUT_RANGE))
 			continue;
 		if (t < 1.0) {

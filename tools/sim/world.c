@@ -862,9 +862,13 @@ int sim_truth_csv_row(const struct sim_world *w, const char *events, char *buf, 
 	unsigned int c = w->truth_cols;
 	if (c & SIM_TRUTH_GROUND)
 		append(buf, len, &off, "%.3f,%.3f,", sim_world_ground_m(w), sim_world_agl_m(w));
-	if (c & SIM_TRUTH_RANGE)
+	if (c & SIM_TRUTH_RANGE) {
+		/* The reading as sent: none (-1) without a return or while dropped out. */
+		bool sent = w->rangefinder_pub.valid &&
+			    !active(w->f.dropout_until_us[SIM_FS_RANGEFINDER], sim_world_time_us(w));
 		append(buf, len, &off, "%.3f,%.3f,", w->rangefinder_pub.true_m,
-		       w->rangefinder_pub.valid ? w->rangefinder_pub.distance_m : -1.0);
+		       sent ? w->rangefinder_pub.distance_m : -1.0);
+	}
 	if (c & SIM_TRUTH_BARO)
 		/* The height the drift makes the barometer read above the truth. */
 		append(buf, len, &off, "%.2f,%.3f,", w->baro_err_pa,
