@@ -38,13 +38,15 @@ enum rf_land_event rf_land_update(struct rf_land *r, const struct rf_reading *rd
 	}
 	r->height_m = range * cz;
 	if (r->in_range_count < RF_LAND_IN_RANGE_COUNT) {
+		/* once it has shown it moves, 10 good readings bring it back */
 		if (range != r->last_range_m &&
-		    fabsf(r->initial_range_m - range) > RF_LAND_MOVE_FRAC * rd->max_m)
+		    (r->proven || fabsf(r->initial_range_m - range) > RF_LAND_MOVE_FRAC * rd->max_m))
 			r->in_range_count++;
 		if (fabsf(r->last_range_m - range) > RF_LAND_JUMP_FRAC * rd->max_m)
 			r->in_range_count = 0;
 	} else {
 		r->in_range = true;
+		r->proven = true;
 		if (landing && !r->in_use) {
 			r->in_use = true;
 			ev = RF_LAND_ENGAGED;

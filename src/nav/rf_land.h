@@ -14,6 +14,12 @@
  *     by more than 5 % of the rangefinder's maximum (a lidar stuck at one
  *     value never gets there); a jump of more than 20 % of the maximum
  *     between two readings starts the count again; a bad reading ends it;
+ *     fulmar's change: once in range, a lidar has shown that it moves, and
+ *     after a bad reading 10 good ones bring it back (ArduPlane's first-reading
+ *     rule again would keep a 120 m lidar, whose 5 % is 6 m, out for good below
+ *     6 m after one dropout if its first reading was on the ground: the
+ *     landing lost it at 6 m in fulmar-sim; a lidar that sticks later is
+ *     src/vehicle/rangefinder.c's to catch);
  *   - in range, correction = height above the land point by the estimate
  *     less the rangefinder's height, low-passed (ArduPlane: 0.8 old + 0.2 new
  *     at its 50 Hz, a time constant of 0.08 s, which is what this uses at any
@@ -59,6 +65,7 @@ struct rf_land {
 	float initial_range_m, last_range_m;
 	int in_range_count;
 	bool in_range;               /* counted in: its correction is kept */
+	bool proven;                 /* it has been in range: it moves */
 	bool in_use;                 /* engaged on this landing */
 	float height_m;              /* the last good reading's height (attitude corrected) */
 	bool have_correction;

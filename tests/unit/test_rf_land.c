@@ -131,6 +131,26 @@ static void test_a_quiet_rangefinder_is_dropped_after_5_s_with_a_word(void **sta
 	assert_int_equal(ev, RF_LAND_NONE);
 }
 
+/* A 120 m lidar whose first reading was on the ground (0.3 m): one dropout
+ * at 6 m must not keep it out (5 % of 120 m is 6 m from that reading). */
+static void test_after_a_dropout_ten_good_readings_bring_it_back(void **state)
+{
+	(void)state;
+	struct rf_land r;
+	rf_land_init(&r);
+	uint64_t t = 0;
+	feed(&r, &t, 5, 0.3f, 0.0f, 120.0f, 1.0f, 0.0f, false, NULL);
+	feed(&r, &t, 30, 30.0f, -0.5f, 120.0f, 1.0f, 30.0f, true, NULL);
+	assert_true(r.in_use);
+	t += 50000;
+	struct rf_reading bad = { .t_us = t, .good = false, .range_m = 0.0f, .max_m = 120.0f };
+	rf_land_update(&r, &bad, 1.0f, 6.0f, true);
+	assert_false(r.in_range);
+	feed(&r, &t, 11, 5.9f, -0.05f, 120.0f, 1.0f, 6.0f, true, NULL);
+	assert_true(r.in_range);
+	assert_true(r.correction_t_us == t);   /* the correction is fresh again */
+}
+
 static void test_a_correction_that_runs_away_30_m_disengages(void **state)
 {
 	(void)state;
@@ -177,6 +197,7 @@ int main(void)
 		cmocka_unit_test(test_the_height_is_the_range_times_cos_roll_cos_pitch),
 		cmocka_unit_test(test_a_jump_of_a_fifth_of_the_range_starts_the_count_again),
 		cmocka_unit_test(test_a_quiet_rangefinder_is_dropped_after_5_s_with_a_word),
+		cmocka_unit_test(test_after_a_dropout_ten_good_readings_bring_it_back),
 		cmocka_unit_test(test_a_correction_that_runs_away_30_m_disengages),
 		cmocka_unit_test(test_old_and_repeated_readings_are_taken_once),
 	};
