@@ -383,7 +383,7 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		 * demand goes back to the estimate's frame for TECS below. */
 		enum rf_land_event lost = RF_LAND_NONE;
 		float corr = p->rngfnd_landing > 0.0f ? rf_land_correction(&n->rf, vs->t_us, &lost) : 0.0f;
-		if (lost != RF_LAND_NONE)
+		if (lost != RF_LAND_NONE && !n->rollout)   /* on the wheels it reads the ground */
 			out->rf_event = lost;
 		float hc = hgt - corr;
 		float gs_plan = land_plan_gs(vs, start, land, eas_dem * eas2tas);
