@@ -20,6 +20,9 @@
  * Chip-select lines are requested at start-up, deselected (high), so no two
  * chips ever answer on the shared bus.
  * The GPS UART (ttyO5) is the usual PXF launch line, not checked on hardware.
+ * Rangefinders (one, by RNGFND1_TYPE): an SF10/SF11 (0x66) or LIDAR-Lite v3
+ * (0x62) on the cape's I2C, /dev/i2c-1 as ArduPilot's Linux boards of 2015
+ * had it; a TFmini on a USB serial adapter (ttyO4 and ttyO5 are taken).
  * Rotation: the 2015 MPU9250 driver's own axis swap (ROLL_180_YAW_90) then
  * the PXF's YAW_180, i.e. ROLL_180_YAW_270 (ArduPilot's
  * libraries/AP_InertialSensor/AP_InertialSensor_MPU9250.cpp, 2015); the
@@ -59,6 +62,13 @@ static const struct board_dev devs[] = {
 	  LINUX_UART("/dev/ttyO5", 38400), .drv = { .baud = 115200 } },
 	{ .name = "telem", .what = "telemetry radio on UART4", LINUX_UART("/dev/ttyO4", 57600),
 	  .optional = true },
+	/* Rangefinders: the one RNGFND1_TYPE names starts (docs/boards.md, "Rangefinders"). */
+	{ .name = "rngfnd_sf", .what = "LightWare SF10/SF11 on I2C-1 at 0x66",
+	  .driver = &lightware_i2c_driver, LINUX_I2C("/dev/i2c-1", 0x66), .drv = { .rngfnd_type = 7 } },
+	{ .name = "rngfnd_ll", .what = "LIDAR-Lite v3 on I2C-1 at 0x62", .driver = &lidarlite_driver,
+	  LINUX_I2C("/dev/i2c-1", 0x62), .drv = { .rngfnd_type = 15 } },
+	{ .name = "rngfnd_tf", .what = "Benewake TFmini on a USB serial adapter", .driver = &tfmini_driver,
+	  LINUX_UART("/dev/ttyUSB0", 115200), .drv = { .rngfnd_type = 20 } },
 };
 
 BOARD_DEFINE(.name = "bbb-pxf",

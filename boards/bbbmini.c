@@ -15,6 +15,11 @@
  *   PRU1      the AioPRU firmware: RC input (P8.15, eCAP) in a ring at
  *             0x4A303000, 12 PWM outputs (P8.27-P8.46) from 0x4A302000
  *   UART5     u-blox GPS, 38400 as shipped; UART4 telemetry radio, 57600
+ *   I2C2      connector P15 (P9.19/P9.20), /dev/i2c-2: ArduPilot's bbbmini hwdef
+ *             puts its LightWare rangefinder there (HAL_RANGEFINDER_LIGHTWARE_I2C_BUS
+ *             2); an SF10/SF11 (0x66) or a LIDAR-Lite v3 (0x62), one by RNGFND1_TYPE.
+ *             The cape's "serial 2" is not in its documents: a TFmini comes on a
+ *             USB serial adapter
  * SPI1 is /dev/spidev2.x and SPI0 /dev/spidev1.x on the 3.8-4.19 bone
  * kernels ArduPilot's target assumes; on mainline kernels they are
  * spidev1.x and spidev0.x: set them in [devices]. The AioPRU firmware must
@@ -47,6 +52,13 @@ static const struct board_dev devs[] = {
 	  LINUX_UART("/dev/ttyO5", 38400), .drv = { .baud = 115200 } },
 	{ .name = "telem", .what = "telemetry radio on UART4", LINUX_UART("/dev/ttyO4", 57600),
 	  .optional = true },
+	/* Rangefinders: the one RNGFND1_TYPE names starts (docs/boards.md, "Rangefinders"). */
+	{ .name = "rngfnd_sf", .what = "LightWare SF10/SF11 on I2C2 (P15) at 0x66",
+	  .driver = &lightware_i2c_driver, LINUX_I2C("/dev/i2c-2", 0x66), .drv = { .rngfnd_type = 7 } },
+	{ .name = "rngfnd_ll", .what = "LIDAR-Lite v3 on I2C2 (P15) at 0x62", .driver = &lidarlite_driver,
+	  LINUX_I2C("/dev/i2c-2", 0x62), .drv = { .rngfnd_type = 15 } },
+	{ .name = "rngfnd_tf", .what = "Benewake TFmini on a USB serial adapter", .driver = &tfmini_driver,
+	  LINUX_UART("/dev/ttyUSB0", 115200), .drv = { .rngfnd_type = 20 } },
 };
 
 BOARD_DEFINE(.name = "bbbmini",

@@ -15,6 +15,10 @@
  *             the first three drive the RGB LED), ADS1115 0x48 (battery)
  *   GPIO4     RC input (PPM-sum, SBUS), GPIO27 PCA9685 output enable, low = on
  *   ttyAMA0   telemetry
+ *   rangefinders (one, by RNGFND1_TYPE): LightWare SF10/SF11 at 0x66 (ArduPilot's
+ *             RNGFND1_ADDR 102) or LIDAR-Lite v3 at 0x62 (Garmin's manual) on the
+ *             I2C header (I2C-1); the Navio+ has no spare UART (ttyAMA0 is the
+ *             telemetry port), so a TFmini comes on a USB serial adapter
  * Rotation: the 2015 MPU9250 driver's axis swap (ROLL_180_YAW_90) and the
  * Navio's own ROLL_180_YAW_90 cancel: ROTATION_NONE (ArduPilot's
  * libraries/AP_InertialSensor/AP_InertialSensor_MPU9250.cpp, 2015). I2C-1
@@ -55,6 +59,13 @@ static const struct board_dev devs[] = {
 	/* An external pitot on the I2C header: off until [devices] airspeed = /dev/i2c-1. */
 	{ .name = "airspeed", .what = "MS4525DO pitot on I2C-1 at 0x28", .driver = &ms4525_driver,
 	  LINUX_I2C("/dev/i2c-1", 0x28), .optional = true },
+	/* Rangefinders: the one RNGFND1_TYPE names starts (docs/boards.md, "Rangefinders"). */
+	{ .name = "rngfnd_sf", .what = "LightWare SF10/SF11 on I2C-1 at 0x66",
+	  .driver = &lightware_i2c_driver, LINUX_I2C("/dev/i2c-1", 0x66), .drv = { .rngfnd_type = 7 } },
+	{ .name = "rngfnd_ll", .what = "LIDAR-Lite v3 on I2C-1 at 0x62", .driver = &lidarlite_driver,
+	  LINUX_I2C("/dev/i2c-1", 0x62), .drv = { .rngfnd_type = 15 } },
+	{ .name = "rngfnd_tf", .what = "Benewake TFmini on a USB serial adapter", .driver = &tfmini_driver,
+	  LINUX_UART("/dev/ttyUSB0", 115200), .drv = { .rngfnd_type = 20 } },
 	{ .name = "telem", .what = "telemetry radio on the Pi UART",
 	  LINUX_UART("/dev/ttyAMA0", 57600) },
 };

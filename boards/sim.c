@@ -3,6 +3,9 @@
  * sim: a PC. Sensors and actuators come from a simulator over MAVLink HIL; the
  * only hardware is what a user plugs in: a USB telemetry radio, a buzzer on a
  * USB GPIO adapter. Both optional, off until the configuration names them.
+ * The rangefinder, when there is one, is the simulator's too: DISTANCE_SENSOR
+ * on the HIL link with RNGFND1_TYPE 10 (src/daemon/hil.c), so this table
+ * places none.
  */
 #include "drivers/drivers.h"
 #include "fulmar/board.h"

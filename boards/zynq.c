@@ -13,7 +13,9 @@
  * MS5611 on PS SPI0 (chip selects 0 and 1) and a u-blox on PS UART1; override
  * the paths in [devices] for other wiring. The IMU is taken to be mounted with
  * its axes on the aircraft's (ROTATION_NONE); its AK8963 is read through the
- * MPU9250's auxiliary I2C master.
+ * MPU9250's auxiliary I2C master. A rangefinder (one, by RNGFND1_TYPE) is
+ * assumed on PS I2C0 (/dev/i2c-0: SF10/SF11 at 0x66, LIDAR-Lite v3 at 0x62)
+ * or, a TFmini, on a second USB serial adapter; [devices] moves them.
  */
 #include "drivers/drivers.h"
 #include "drivers/rotation.h"
@@ -35,6 +37,13 @@ static const struct board_dev devs[] = {
 	  LINUX_UART("/dev/ttyPS1", 38400), .drv = { .baud = 115200 } },
 	{ .name = "telem", .what = "telemetry radio (USB serial)",
 	  LINUX_UART("/dev/ttyUSB0", 57600), .optional = true },
+	/* Rangefinders: the one RNGFND1_TYPE names starts (docs/boards.md, "Rangefinders"). */
+	{ .name = "rngfnd_sf", .what = "LightWare SF10/SF11 on PS I2C0 at 0x66",
+	  .driver = &lightware_i2c_driver, LINUX_I2C("/dev/i2c-0", 0x66), .drv = { .rngfnd_type = 7 } },
+	{ .name = "rngfnd_ll", .what = "LIDAR-Lite v3 on PS I2C0 at 0x62", .driver = &lidarlite_driver,
+	  LINUX_I2C("/dev/i2c-0", 0x62), .drv = { .rngfnd_type = 15 } },
+	{ .name = "rngfnd_tf", .what = "Benewake TFmini on a second USB serial adapter", .driver = &tfmini_driver,
+	  LINUX_UART("/dev/ttyUSB1", 115200), .drv = { .rngfnd_type = 20 } },
 };
 
 BOARD_DEFINE(.name = "zynq",

@@ -66,6 +66,14 @@ struct board_driver {
 	int (*rcin_gpio)(struct gpio_line *line, struct rcin **out);
 	int (*rcout_mmio)(struct mmio *win, size_t off, struct rcout **out);
 	size_t mmio_off;
+	/*
+	 * A rangefinder entry: ArduPilot's RNGFND1_TYPE number of the sensor it
+	 * places (7 LightWare I2C, 15 LIDAR-Lite v3, 20 Benewake TFmini). Such
+	 * an entry is opened and started only when RNGFND1_TYPE says that
+	 * type, after the parameters load (src/daemon/devices.h,
+	 * devices_open_rangefinder); 0: not a rangefinder entry.
+	 */
+	uint8_t rngfnd_type;
 };
 
 struct board_dev {

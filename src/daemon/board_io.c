@@ -75,6 +75,7 @@ static int host_publish(void *ctx, enum sensor_kind k, const void *sample)
 	case SENSOR_GPS: return sensors_publish_gps(b->hub, sample);
 	case SENSOR_BATTERY: return sensors_publish_battery(b->hub, sample);
 	case SENSOR_RC: return sensors_publish_rc(b->hub, sample);
+	case SENSOR_RANGE: return sensors_publish_range(b->hub, sample);
 	case SENSOR_KIND_COUNT: break;
 	}
 	return -EINVAL;

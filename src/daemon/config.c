@@ -158,7 +158,7 @@ static int set_device(struct parser *p, const char *key, const char *value)
 			dev = &p->board->devs[i];
 	if (!dev)
 		return fail(p, "board %s has no device '%s'", p->board->name, key);
-	if (strcmp(value, "none") == 0 && !dev->optional)
+	if (strcmp(value, "none") == 0 && !dev->optional && !dev->drv.rngfnd_type)
 		return fail(p, "device '%s' (%s) is required on board %s and cannot be none",
 			    key, dev->what, p->board->name);
 	struct config *cfg = p->cfg;

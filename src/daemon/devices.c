@@ -224,6 +224,11 @@ int devices_open(struct devices *d, const struct board *board, const struct conf
 				return -EINVAL;
 			}
 		}
+		/* RNGFND1_TYPE picks a rangefinder entry once the parameters are in */
+		if (dev->desc.drv.rngfnd_type) {
+			dev->refused = strcmp(dev->value, "none") == 0;
+			dev->disabled = true;
+		}
 	}
 	d->n = board->n_devs;
 
@@ -246,6 +251,40 @@ int devices_open(struct devices *d, const struct board *board, const struct conf
 err_close:
 	devices_close(d);
 	return rc;
+}
+
+bool devices_rangefinder_type_matches(unsigned int tag, int type)
+{
+	/* ArduPilot's 3 (LidarLite-I2C) and 15 (LidarLiteV3-I2C) speak the same registers */
+	if (type == 3)
+		type = 15;
+	if (tag == 3)
+		tag = 15;
+	return tag != 0 && type > 0 && tag == (unsigned int)type;
+}
+
+int devices_open_rangefinder(struct devices *d, int type, int addr, const char **name,
+			     char *err, size_t err_len)
+{
+	for (unsigned int i = 0; i < d->n; i++) {
+		struct device *dev = &d->dev[i];
+		if (!devices_rangefinder_type_matches(dev->desc.drv.rngfnd_type, type) || dev->refused)
+			continue;
+		if (addr > 0 && addr < 128 && dev->desc.kind == BOARD_DEV_I2C)
+			dev->desc.u.i2c.addr = (uint8_t)addr;
+		int rc = open_one(dev);
+		if (rc) {
+			char where[PATH_MAX];
+			locate(&dev->desc, where, sizeof(where));
+			snprintf(err, err_len, "%s (%s, RNGFND1_TYPE %d): %s: %s", dev->desc.name,
+				 dev->desc.what, type, where, strerror(-rc));
+			return rc;
+		}
+		dev->disabled = false;
+		*name = dev->desc.name;
+		return 1;
+	}
+	return 0;
 }
 
 void devices_close(struct devices *d)
@@ -271,8 +310,13 @@ void devices_describe(const struct board *board, char *buf, size_t len)
 		const struct board_dev *d = &board->devs[i];
 		char where[PATH_MAX];
 		locate(d, where, sizeof(where));
-		int w = snprintf(buf + n, len - n, "  %-8s %-6s %-40s %s%s%s\n", d->name,
-				 kind_name(d->kind), where, d->what, d->optional ? " [optional]" : "",
+		/* a rangefinder entry is optional too: opened only when RNGFND1_TYPE picks it */
+		char tag[32] = "";
+		if (d->drv.rngfnd_type)
+			snprintf(tag, sizeof(tag), " [RNGFND1_TYPE %u]", d->drv.rngfnd_type);
+		int w = snprintf(buf + n, len - n, "  %-8s %-6s %-40s %s%s%s%s\n", d->name,
+				 kind_name(d->kind), where, d->what,
+				 d->optional || d->drv.rngfnd_type ? " [optional]" : "", tag,
 				 d->missing ? " [MISSING: " : "");
 		if (w < 0)
 			return;

@@ -91,6 +91,13 @@ static void load_params(void)
 	}
 	if (missing)
 		log_err("parameters missing from the table: the flight code's defaults stand");
+	flight.rng_p = (struct rangefinder_params){
+		.type = (int)param_get_by_name("RNGFND1_TYPE"),
+		.min_m = param_get_by_name("RNGFND1_MIN_CM") * 0.01f,
+		.max_m = param_get_by_name("RNGFND1_MAX_CM") * 0.01f,
+		.gndclear_m = param_get_by_name("RNGFND1_GNDCLEAR") * 0.01f,
+		.orient = (int)param_get_by_name("RNGFND1_ORIENT"),
+	};
 }
 
 void flight_init(struct sensor_hub *hub, struct rcout *out)
@@ -116,6 +123,7 @@ void flight_init(struct sensor_hub *hub, struct rcout *out)
 	flight.est_cfg.mag_declination_deg = flight.autodec ? NAN : param_get_by_name("COMPASS_DEC") * 57.29578f;
 	estim_init(&flight.est, &flight.est_cfg);
 	vibe_init(&flight.vibe);
+	rangefinder_init(&flight.rng);
 	load_params();
 	flight.param_gen = param_generation();
 	if (copter())
@@ -270,6 +278,31 @@ static void compass_for_prearm(struct vehicle_input *in)
 		in->mag_expected_ned_mgauss[1] = f * cosf(i) * sinf(d);
 		in->mag_expected_ned_mgauss[2] = f * sinf(i);
 	}
+}
+
+/* The rangefinder's state from its latest reading and the estimate's
+ * altitude (its stuck rule), said when it fails and when it is good again. */
+static void update_rangefinder(uint64_t now_us)
+{
+	bool fresh = take(SENSOR_RANGE, &flight.rng_sample);
+	float alt = (flight.vs.valid & VEHICLE_ALTITUDE_VALID) ? flight.vs.alt_msl_m : NAN;
+	rangefinder_update(&flight.rng, &flight.rng_p, fresh ? &flight.rng_sample : NULL, alt,
+			   now_us);
+	const struct rangefinder_reading *r = rangefinder_get(&flight.rng);
+	if (fresh)
+		flight_records_rfnd(now_us);
+	if (flight.rng_p.type == 0 || !flight.rng.have)
+		return;
+	bool bad = r->status == RANGEFINDER_NO_DATA || r->stuck;
+	if (bad == flight.rng_said_bad)
+		return;
+	flight.rng_said_bad = bad;
+	char text[50];   /* a STATUSTEXT holds 50 */
+	snprintf(text, sizeof(text), "Rangefinder 1: %s", !bad ? "data again" :
+		 r->stuck ? "stuck, not used" : "no data");
+	gcs_text(flight.gcs, bad ? GCS_SEV_WARNING : GCS_SEV_INFO, "%s", text);
+	if (flightlog_main())
+		flight_records_text(flightlog_main(), now_us, text);
 }
 
 /* Faster over the ground than anyone walks with a plane in hand. */
@@ -509,6 +542,7 @@ void flight_task(void *ctx, uint64_t now_us)
 	take_declination(now_us);
 	estim_get_state(&flight.est, &flight.vs);
 	tell_estimator_changes();
+	update_rangefinder(now_us);
 	bool converged = estim_is_converged(&flight.est);
 	/* The home altitude is the estimate's; its alt_rel is then ours to fill. */
 	bool pos = flight.vs.valid & VEHICLE_POSITION_VALID;
@@ -533,6 +567,7 @@ void flight_task(void *ctx, uint64_t now_us)
 		.home_set = flight.home_set,
 		.home = { flight.mission->items[0].x * 1e-7, flight.mission->items[0].y * 1e-7, 0.0f },
 		.home_alt_msl_m = flight.mission->items[0].z,
+		.rangefinder = *rangefinder_get(&flight.rng),
 	};
 	memcpy(in.accel_body_m_s2, flight.imu.accel_m_s2, sizeof(in.accel_body_m_s2));
 	estim_get_accel_bias(&flight.est, in.accel_bias_body_m_s2);

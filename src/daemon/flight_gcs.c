@@ -102,6 +102,16 @@ void flight_fill_gcs(struct gcs_inputs *in)
 		in->battery.consumed_mah = flight.batt.consumed_mah;
 		in->battery.remaining_pct = -1;
 	}
+	const struct rangefinder_reading *rng = rangefinder_get(&flight.rng);
+	in->rangefinder.present = flight.rng_p.type != 0;
+	in->rangefinder.has_data = rng->status != RANGEFINDER_NOT_CONNECTED &&
+				   rng->status != RANGEFINDER_NO_DATA;
+	in->rangefinder.healthy = rng->healthy;
+	in->rangefinder.distance_m = rng->distance_m;
+	in->rangefinder.min_m = flight.rng_p.min_m;
+	in->rangefinder.max_m = flight.rng_p.max_m;
+	in->rangefinder.orientation = (uint8_t)flight.rng_p.orient;
+	in->rangefinder.quality_pct = flight.rng.have ? flight.rng_sample.quality_pct : -1;
 	if (flight.rc_seen) {
 		in->rc.count = flight.rc.channel_count;
 		memcpy(in->rc.us, flight.rc.channels_us, sizeof(in->rc.us));

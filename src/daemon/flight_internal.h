@@ -54,6 +54,10 @@ struct flight {
 	bool wmm_known;                 /* the model's field at the latest 3D fix: */
 	float wmm_decl_deg, wmm_incl_deg, wmm_gauss;
 	struct battery_sample batt;
+	struct rangefinder rng;         /* RNGFND1_*: the state flight code is given */
+	struct rangefinder_params rng_p;
+	bool rng_said_bad;              /* "no data" or "stuck" said, not yet "good again" */
+	struct range_sample rng_sample; /* the latest reading taken (the log's RFND) */
 	bool home_set;
 	bool was_armed;
 	enum plane_mode mode_said;      /* for the log: what was last said */
@@ -114,6 +118,8 @@ FLIGHT_SHARED void flight_records_text(struct log_producer *lp, uint64_t now_us,
 FLIGHT_SHARED void flight_records_write(uint64_t now_us);
 /* PM, every 10 s. */
 FLIGHT_SHARED void flight_records_pm(uint64_t now_us);
+/* RFND, with each rangefinder reading taken (its rate, not shed: as GPS). */
+FLIGHT_SHARED void flight_records_rfnd(uint64_t now_us);
 /* The mission as armed with, as CMD records. */
 FLIGHT_SHARED void flight_records_mission(uint64_t now_us);
 

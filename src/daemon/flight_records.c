@@ -245,6 +245,21 @@ static void copter_records_10(struct log_producer *lp, uint64_t now_us)
 	log_write(lp, DF_ID_MOTB, &m);
 }
 
+void flight_records_rfnd(uint64_t now_us)
+{
+	(void)now_us;   /* stamped with the reading's own time */
+	struct log_producer *lp = flightlog_main();
+	if (!lp)
+		return;
+	const struct range_sample *r = &flight.rng_sample;
+	float cm = r->reading == RANGE_READING_OK ? roundf(r->distance_m * 100.0f) : 0.0f;
+	struct df_rfnd m = { .t_us = r->t_us, .instance = 0,
+			     .dist_cm = (uint16_t)(cm > 65535.0f ? 65535.0f : cm),
+			     .status = (uint8_t)rangefinder_get(&flight.rng)->status,
+			     .orient = (uint8_t)flight.rng_p.orient };
+	log_write_rfnd(lp, &m);
+}
+
 /* The main loop's records, at ArduPlane's usual rates (25 Hz attitude and tuning, 10 Hz position). */
 void flight_records_write(uint64_t now_us)
 {

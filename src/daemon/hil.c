@@ -377,6 +377,50 @@ static void take_battery(struct hil *h, const struct mavlink_frame *f)
 		h->stats.rejected++;
 }
 
+/*
+ * DISTANCE_SENSOR: the rangefinder when RNGFND1_TYPE is 10, and only one that
+ * looks down (MAV_SENSOR_ROTATION_PITCH_270, 25); others are counted. Its
+ * distances are in cm; one outside [min_distance, max_distance] is out of
+ * range, which the flight code's state says (the limits travel with it);
+ * signal_quality 1 (MAVLink: "invalid signal") is a reading without a
+ * distance. Stamped as the last HIL_SENSOR, as BATTERY_STATUS is: its
+ * time_boot_ms is the simulator's, in ms.
+ */
+#define MAV_SENSOR_ROTATION_PITCH_270 25
+
+static void take_distance(struct hil *h, const struct mavlink_frame *f)
+{
+	struct mavlink_distance_sensor m;
+	mavlink_distance_sensor_unpack(mavlink_payload(f), f->len, &m);
+	if (!h->rangefinder) {
+		h->stats.distance_ignored++;
+		return;
+	}
+	if (m.orientation != MAV_SENSOR_ROTATION_PITCH_270) {
+		if (h->stats.distance_ignored++ == 0)
+			log_warn("HIL: DISTANCE_SENSOR with orientation %u, not 25 (down), ignored; "
+				 "counting", m.orientation);
+		return;
+	}
+	struct range_sample r = {
+		.t_us = stamp(h, h->sim_time_us),
+		.min_m = m.min_distance * 0.01f,
+		.max_m = m.max_distance * 0.01f,
+		.quality_pct = m.signal_quality == 0 ? -1 : m.signal_quality > 100 ? 100 :
+			       (int8_t)m.signal_quality,
+		.raw = m.current_distance,
+	};
+	if (m.signal_quality == 1) {
+		r.reading = RANGE_READING_NO_RETURN;
+	} else {
+		r.reading = RANGE_READING_OK;
+		r.distance_m = m.current_distance * 0.01f;
+	}
+	h->stats.distance_msgs++;
+	if (sensors_publish_range(h->hub, &r))
+		h->stats.rejected++;
+}
+
 /* One frame; returns what take_sensor returns (0 for other messages). */
 static int take_frame(struct hil *h, const struct mavlink_frame *f)
 {
@@ -386,6 +430,7 @@ static int take_frame(struct hil *h, const struct mavlink_frame *f)
 	case MAVLINK_MSG_ID_HIL_GPS: take_gps(h, f); return 0;
 	case MAVLINK_MSG_ID_HIL_RC_INPUTS_RAW: take_rc(h, f); return 0;
 	case MAVLINK_MSG_ID_BATTERY_STATUS: take_battery(h, f); return 0;
+	case MAVLINK_MSG_ID_DISTANCE_SENSOR: take_distance(h, f); return 0;
 	case MAVLINK_MSG_ID_HIL_STATE_QUATERNION: h->stats.truth_msgs++; return 0;
 	default: h->stats.ignored++; return 0;
 	}

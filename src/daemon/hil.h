@@ -71,6 +71,9 @@ struct hil_stats {
 	uint64_t frames;               /* MAVLink frames in */
 	uint64_t sensor_msgs;          /* HIL_SENSOR taken */
 	uint64_t gps_msgs, rc_msgs, battery_msgs, truth_msgs;
+	uint64_t distance_msgs;        /* DISTANCE_SENSOR taken as the rangefinder */
+	uint64_t distance_ignored;     /* ... not: no MAVLink rangefinder (RNGFND1_TYPE not 10), or
+					* not looking down (orientation not 25) */
 	uint64_t ignored;              /* good frames of other messages */
 	uint64_t rejected;             /* HIL messages with values that cannot be (NaN, ranges) */
 	uint64_t time_backwards;       /* HIL_SENSOR older than the last */
@@ -91,6 +94,9 @@ enum hil_event {
 struct hil {
 	struct link_spec spec;
 	uint8_t mav_type;              /* our HEARTBEAT's type (hil_open: MAV_TYPE_FIXED_WING) */
+	/* DISTANCE_SENSOR is the rangefinder (RNGFND1_TYPE 10, MAVLink); false
+	 * after hil_open: the caller sets it before the reader runs. */
+	bool rangefinder;
 	struct udp_sock *sock;
 	struct udp_addr peer;
 	struct uart *uart;

@@ -676,6 +676,26 @@ int main(int argc, char **argv)
 		devices_close(&devs);
 		return rc ? EX_CANTCREAT : 0;
 	}
+	if (!hil_url) {
+		/* The rangefinder RNGFND1_TYPE names, now that the parameters are in (docs/boards.md) */
+		int rng_type = (int)param_get_by_name("RNGFND1_TYPE");
+		const char *rng_name = NULL;
+		rc = devices_open_rangefinder(&devs, rng_type, (int)param_get_by_name("RNGFND1_ADDR"),
+					      &rng_name, err, sizeof(err));
+		if (rc < 0) {
+			log_err("%s", err);
+			devices_close(&devs);
+			return EX_IOERR;
+		}
+		if (rc > 0)
+			log_info("rangefinder: RNGFND1_TYPE %d, the board's '%s'", rng_type, rng_name);
+		else if (rng_type == 10)
+			log_warn("RNGFND1_TYPE 10 (MAVLink): only a HIL simulator's DISTANCE_SENSOR is "
+				 "read; flying without a rangefinder");
+		else if (rng_type != 0)
+			log_warn("RNGFND1_TYPE %d: board %s places no such rangefinder (fulmard "
+				 "--board-info lists them); flying without", rng_type, board->name);
+	}
 	rc = services_links(&cfg, err, sizeof(err));
 	if (rc) {
 		log_err("%s", err);
@@ -699,6 +719,14 @@ int main(int argc, char **argv)
 			devices_close(&devs);
 			return EX_IOERR;
 		}
+		/* RNGFND1_TYPE 10: the simulator's DISTANCE_SENSOR is the rangefinder (docs/hil.md) */
+		int rng_type = (int)param_get_by_name("RNGFND1_TYPE");
+		hil.rangefinder = rng_type == 10;
+		if (hil.rangefinder)
+			log_info("HIL: the simulator's DISTANCE_SENSOR is the rangefinder (RNGFND1_TYPE 10)");
+		else if (rng_type != 0)
+			log_warn("RNGFND1_TYPE %d: in HIL the rangefinder is the simulator's "
+				 "DISTANCE_SENSOR, RNGFND1_TYPE 10; flying without", rng_type);
 		/* the simulator hears what flies (docs/hil.md) */
 		hil.mav_type = vehicle_mav_type(cfg.vehicle, cfg.vehicle == VEHICLE_COPTER ?
 						(int)param_get_by_name("FRAME_CLASS") : 0);

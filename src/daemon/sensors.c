@@ -15,6 +15,7 @@ static const size_t kind_size[SENSOR_KIND_COUNT] = {
 	[SENSOR_GPS] = sizeof(struct gps_fix),
 	[SENSOR_BATTERY] = sizeof(struct battery_sample),
 	[SENSOR_RC] = sizeof(struct rc_frame),
+	[SENSOR_RANGE] = sizeof(struct range_sample),
 };
 
 const char *sensor_kind_name(enum sensor_kind k)
@@ -27,6 +28,7 @@ const char *sensor_kind_name(enum sensor_kind k)
 	case SENSOR_GPS: return "GPS";
 	case SENSOR_BATTERY: return "battery monitor";
 	case SENSOR_RC: return "RC input";
+	case SENSOR_RANGE: return "rangefinder";
 	case SENSOR_KIND_COUNT: break;
 	}
 	return "?";
@@ -46,6 +48,7 @@ void sensors_init(struct sensor_hub *h, uint32_t imu_rate_hz, uint32_t main_rate
 	topic_init(&h->topic[SENSOR_GPS], h->gps_words, kind_size[SENSOR_GPS]);
 	topic_init(&h->topic[SENSOR_BATTERY], h->battery_words, kind_size[SENSOR_BATTERY]);
 	topic_init(&h->topic[SENSOR_RC], h->rc_words, kind_size[SENSOR_RC]);
+	topic_init(&h->topic[SENSOR_RANGE], h->range_words, kind_size[SENSOR_RANGE]);
 	topic_init(&h->clock, h->clock_words, sizeof(struct sensor_clock));
 	for (int i = 0; i < SENSOR_KIND_COUNT; i++) {
 		atomic_init(&h->count[i].accepted, 0);
@@ -158,6 +161,26 @@ int sensors_publish_rc(struct sensor_hub *h, const struct rc_frame *s)
 		if (s->channels_us[i] < RC_CHANNEL_MIN_US || s->channels_us[i] > RC_CHANNEL_MAX_US)
 			why = "a channel outside 800..2200 us";
 	return publish(h, SENSOR_RC, s, why);
+}
+
+/* No rangefinder fulmar drives reaches beyond a few hundred metres (SF11/C: 120 m). */
+#define RANGE_MAX_M 1000.0f
+
+int sensors_publish_range(struct sensor_hub *h, const struct range_sample *s)
+{
+	const char *why = NULL;
+	if (s->reading != RANGE_READING_OK && s->reading != RANGE_READING_NO_RETURN)
+		why = "unknown reading";
+	else if (!isfinite(s->distance_m) || !isfinite(s->min_m) || !isfinite(s->max_m))
+		why = "not a finite number";
+	else if (s->distance_m < 0.0f || s->distance_m > RANGE_MAX_M || s->min_m < 0.0f ||
+		 s->max_m < 0.0f)
+		why = "distance outside 0..1000 m";
+	else if (s->reading == RANGE_READING_NO_RETURN && s->distance_m != 0.0f)
+		why = "a distance with no return";
+	else if (s->quality_pct < -1 || s->quality_pct > 100)
+		why = "signal quality outside -1..100";
+	return publish(h, SENSOR_RANGE, s, why);
 }
 
 void sensors_publish_clock(struct sensor_hub *h, const struct sensor_clock *c)

@@ -10,8 +10,8 @@
  *   a main-loop period, whatever the IMU's rate (a 100 Hz IMU wakes a 400 Hz
  *   main loop with every sample, a 1 kHz one every 2.5 samples).
  * - Everything else is a latest value in a seqlocked topic with a generation,
- *   so main learns whether a baro, compass, GPS, pitot, battery or RC reading
- *   is new.
+ *   so main learns whether a baro, compass, GPS, pitot, battery, RC or
+ *   rangefinder reading is new.
  *
  * Each publish function checks its sample first: a NaN or infinite value, a
  * pressure of 0 or less, a position outside the earth's ranges is refused,
@@ -72,6 +72,7 @@ struct sensor_hub {
 	_Atomic uint32_t gps_words[TOPIC_WORDS(struct gps_fix)];
 	_Atomic uint32_t battery_words[TOPIC_WORDS(struct battery_sample)];
 	_Atomic uint32_t rc_words[TOPIC_WORDS(struct rc_frame)];
+	_Atomic uint32_t range_words[TOPIC_WORDS(struct range_sample)];
 	struct topic clock;            /* struct sensor_clock; generation 0: CLOCK_MONOTONIC */
 	_Atomic uint32_t clock_words[TOPIC_WORDS(struct sensor_clock)];
 	struct sensor_counts count[SENSOR_KIND_COUNT];
@@ -99,6 +100,7 @@ int sensors_publish_airspeed(struct sensor_hub *h, const struct airspeed_sample 
 int sensors_publish_gps(struct sensor_hub *h, const struct gps_fix *s);
 int sensors_publish_battery(struct sensor_hub *h, const struct battery_sample *s);
 int sensors_publish_rc(struct sensor_hub *h, const struct rc_frame *s);
+int sensors_publish_range(struct sensor_hub *h, const struct range_sample *s);
 
 /* The IMU's producer (real-time HIL), with each sensor step: see struct sensor_clock. */
 void sensors_publish_clock(struct sensor_hub *h, const struct sensor_clock *c);

@@ -434,6 +434,8 @@ static void fill_health(struct gcs_inputs *in, uint64_t now_us)
 		.log_wanted = sv.log_backend_idx >= 0 && param_get(sv.log_backend_idx) != 0.0f,
 		.log_ok = flightlog_main() != NULL,
 		.battery_failsafe = flight_battery_failsafe(),
+		.rangefinder = in->rangefinder.present,
+		.rangefinder_data = in->rangefinder.has_data,
 		/* As vehicle_arm judges them (the mode's own needs apart). */
 		.prearm_ok = !v->initialising &&
 			     (sv.gcs.arming_check == 0 ||

@@ -15,6 +15,9 @@ extern const struct driver ms5611_driver;      /* barometer, SPI or I2C */
 extern const struct driver hmc5883l_driver;    /* compass, I2C */
 extern const struct driver ak8963_driver;      /* compass, I2C (a chip of its own) */
 extern const struct driver ms4525_driver;      /* pitot, I2C */
+extern const struct driver lightware_i2c_driver;  /* rangefinder, I2C (RNGFND1_TYPE 7) */
+extern const struct driver lidarlite_driver;   /* rangefinder, I2C (RNGFND1_TYPE 15, 3) */
+extern const struct driver tfmini_driver;      /* rangefinder, UART (RNGFND1_TYPE 20) */
 extern const struct driver ublox_driver;       /* GPS, UART or SPI */
 extern const struct driver pca9685_driver;     /* servo outputs, I2C */
 extern const struct driver servo_mmio_driver;  /* servo outputs, MMIO (.rcout_mmio) */

@@ -10,6 +10,7 @@ union any_sample {
 	struct baro_sample baro;
 	struct mag_sample mag;
 	struct airspeed_sample airspeed;
+	struct range_sample range;
 };
 
 int drv_polled_setup(struct drv_inst *d, uint64_t now_us)

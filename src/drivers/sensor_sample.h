@@ -41,6 +41,25 @@ struct battery_sample {
 	float consumed_mah;            /* NAN when unknown */
 };
 
+/* What a rangefinder's reading says (struct range_sample.reading). */
+enum range_reading {
+	RANGE_READING_OK = 1,          /* distance_m is a measurement */
+	RANGE_READING_NO_RETURN,       /* nothing the sensor trusts came back (beyond its reach, a
+	                                * return too weak): no distance, distance_m is 0 */
+};
+
+/* One reading of a rangefinder, along its beam (tilt is the reader's business). */
+struct range_sample {
+	uint64_t t_us;
+	float distance_m;              /* along the beam; 0 unless reading is RANGE_READING_OK */
+	float min_m, max_m;            /* the source's own limits (HIL's DISTANCE_SENSOR); 0: none,
+	                                * RNGFND1_MIN_CM and RNGFND1_MAX_CM apply */
+	int8_t quality_pct;            /* signal quality 0..100 %; -1 unknown */
+	uint8_t reading;               /* enum range_reading */
+	uint16_t raw;                  /* the device's own number (cm for all three drivers), for
+	                                * telling a stuck sensor from a still one */
+};
+
 /* What a sample is, where samples of every kind travel together (the sensor hub). */
 enum sensor_kind {
 	SENSOR_IMU = 1,
@@ -50,6 +69,7 @@ enum sensor_kind {
 	SENSOR_GPS,
 	SENSOR_BATTERY,
 	SENSOR_RC,
+	SENSOR_RANGE,
 	SENSOR_KIND_COUNT,
 };
 

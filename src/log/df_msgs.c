@@ -171,6 +171,10 @@ static const struct df_field arsp_fields[] = {
 	F(struct df_arsp, offset_pa), F(struct df_arsp, use), F(struct df_arsp, healthy),
 	F(struct df_arsp, health_prob), F(struct df_arsp, test_ratio), F(struct df_arsp, primary),
 };
+static const struct df_field rfnd_fields[] = {
+	F(struct df_rfnd, t_us), F(struct df_rfnd, instance), F(struct df_rfnd, dist_cm),
+	F(struct df_rfnd, status), F(struct df_rfnd, orient),
+};
 static const struct df_field vibe_fields[] = {
 	F(struct df_vibe, t_us), F(struct df_vibe, imu), F(struct df_vibe, vibe_x_m_s2),
 	F(struct df_vibe, vibe_y_m_s2), F(struct df_vibe, vibe_z_m_s2), F(struct df_vibe, clip),
@@ -281,6 +285,10 @@ const struct df_msg_def df_msg_defs[] = {
 	{ DF_ID_ARSP, DF_ARSP_LEN, "ARSP", "QBffcffBBffB",
 	  "TimeUS,I,Airspeed,DiffPress,Temp,RawPress,Offset,U,H,Hp,TR,Pri",
 	  "s#nPOPP-----", "F-00B00-----", arsp_fields },
+	/* ArduPilot's LogStructure.h layout, Dist in cm (later versions add a
+	 * Quality column, "QBCBBb") */
+	{ DF_ID_RFND, DF_RFND_LEN, "RFND", "QBCBB", "TimeUS,Instance,Dist,Stat,Orient",
+	  "s#m--", "F-B--", rfnd_fields },
 	{ DF_ID_VIBE, DF_VIBE_LEN, "VIBE", "QBfffI", "TimeUS,IMU,VibeX,VibeY,VibeZ,Clip",
 	  "s#ooo-", "F-000-", vibe_fields },
 	{ DF_ID_POWR, DF_POWR_LEN, "POWR", "QffHHB", "TimeUS,Vcc,VServo,Flags,AccFlags,Safety",
@@ -593,5 +601,6 @@ TYPED_PACKER(df_pack_dsf, DF_ID_DSF, struct df_dsf)
 TYPED_PACKER(df_pack_xkf2, DF_ID_XKF2, struct df_xkf2)
 TYPED_PACKER(df_pack_arsp, DF_ID_ARSP, struct df_arsp)
 TYPED_PACKER(df_pack_vibe, DF_ID_VIBE, struct df_vibe)
+TYPED_PACKER(df_pack_rfnd, DF_ID_RFND, struct df_rfnd)
 TYPED_PACKER(df_pack_powr, DF_ID_POWR, struct df_powr)
 TYPED_PACKER(df_pack_orgn, DF_ID_ORGN, struct df_orgn)

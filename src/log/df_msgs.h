@@ -56,6 +56,7 @@ enum df_msg_id {
 	DF_ID_CATT = 26,
 	DF_ID_CCTUN = 27,
 	DF_ID_MOTB = 28,
+	DF_ID_RFND = 29,
 	DF_ID_FMT = 128,
 	DF_ID_PARM = 129,
 	DF_ID_MSG = 130,
@@ -106,6 +107,7 @@ enum df_msg_id {
 #define DF_CATT_LEN 36u
 #define DF_CCTUN_LEN 55u
 #define DF_MOTB_LEN 32u
+#define DF_RFND_LEN 16u
 
 /* Where a column's value lives in the message's C struct, for the generic packer.
  * size is the member's size: the letter's for numbers, at least the letter's for
@@ -526,6 +528,16 @@ struct df_arsp {
 	uint8_t primary;            /* Pri */
 };
 int df_pack_arsp(uint8_t *buf, size_t cap, const struct df_arsp *m);
+
+/* RFND "QBCBB": one rangefinder's reading (ArduPilot's layout, Dist in cm). */
+struct df_rfnd {
+	uint64_t t_us;
+	uint8_t instance;           /* Instance: 0, RNGFND1 */
+	uint16_t dist_cm;           /* Dist: along the beam; 0 without a return */
+	uint8_t status;             /* Stat: RangeFinder::Status (vehicle/rangefinder.h) */
+	uint8_t orient;             /* Orient: RNGFND1_ORIENT */
+};
+int df_pack_rfnd(uint8_t *buf, size_t cap, const struct df_rfnd *m);
 
 /* VIBE "QBfffI": one IMU's vibration levels and clipping count. */
 struct df_vibe {

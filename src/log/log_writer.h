@@ -204,6 +204,7 @@ static inline int log_write_xkf2(struct log_producer *p, const struct df_xkf2 *m
 static inline int log_write_arsp(struct log_producer *p, const struct df_arsp *m) { return log_write(p, DF_ID_ARSP, m); }
 static inline int log_write_vibe(struct log_producer *p, const struct df_vibe *m) { return log_write(p, DF_ID_VIBE, m); }
 static inline int log_write_powr(struct log_producer *p, const struct df_powr *m) { return log_write(p, DF_ID_POWR, m); }
+static inline int log_write_rfnd(struct log_producer *p, const struct df_rfnd *m) { return log_write(p, DF_ID_RFND, m); }
 static inline int log_write_orgn(struct log_producer *p, const struct df_orgn *m) { return log_write(p, DF_ID_ORGN, m); }
 
 /* Any thread: the vehicle armed or disarmed; acted on at the next service. */

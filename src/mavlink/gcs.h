@@ -89,7 +89,7 @@ enum gcs_exit_request {
 };
 
 /* The messages sent as streams (ArduPilot's SRn_* groups), one slot each per link. */
-#define GCS_STREAM_COUNT 27
+#define GCS_STREAM_COUNT 29
 
 struct gcs_link_state {
 	bool active;
@@ -196,6 +196,16 @@ struct gcs_inputs {
 		uint16_t wp_dist_m;
 		float alt_error_m, aspd_error_m_s, xtrack_error_m;
 	} nav;
+	struct {                       /* the rangefinder (RNGFND1_*): DISTANCE_SENSOR, RANGEFINDER */
+		bool present;          /* RNGFND1_TYPE is not 0: the streams carry it */
+		bool has_data;         /* a reading within its time-out (status neither
+		                        * NotConnected nor NoData) */
+		bool healthy;          /* Good and not stuck */
+		float distance_m;      /* the latest reading along the beam; 0 without one */
+		float min_m, max_m;    /* RNGFND1_MIN_CM, RNGFND1_MAX_CM */
+		uint8_t orientation;   /* RNGFND1_ORIENT (MAV_SENSOR_ORIENTATION: 25 down) */
+		int8_t quality_pct;    /* -1 unknown */
+	} rangefinder;
 };
 
 struct gcs {

@@ -102,6 +102,8 @@ void gcs_health_bits(const struct gcs_health_in *in, struct gcs_health *out)
 	bool batt = in->battery_us != 0;
 	put(&o, GCS_SENSOR_BATTERY, batt, batt,
 	    fresh(in->battery_us, now, GCS_HEALTH_BATTERY_US) && !in->battery_failsafe);
+	put(&o, GCS_SENSOR_LASER_POSITION, in->rangefinder, in->rangefinder,
+	    in->rangefinder && in->rangefinder_data);
 	put(&o, GCS_SENSOR_PREARM_CHECK, true, true, in->prearm_ok || in->armed);
 	put(&o, GCS_SENSOR_GEOFENCE, in->fence_present || in->fence_enabled, in->fence_enabled,
 	    !in->fence_breached);

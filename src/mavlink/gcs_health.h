@@ -21,6 +21,9 @@
  *   healthy while the log is open and writing.
  * - battery: present and enabled once the monitor has spoken; healthy while
  *   it speaks (within GCS_HEALTH_BATTERY_US) and no battery failsafe is on.
+ * - rangefinder (LASER_POSITION): present and enabled when RNGFND1_TYPE
+ *   names one; healthy while its readings come (ArduPilot's "has data",
+ *   in range or not).
  * - pre-arm checks: present and enabled always; healthy while they pass (or armed).
  * - geofence: present when FENCE_ENABLE is set or a fence list is stored,
  *   enabled with FENCE_ENABLE, healthy while not breached (ArduPilot's bit
@@ -48,6 +51,7 @@ enum {
 	GCS_SENSOR_BARO = 0x8,
 	GCS_SENSOR_AIRSPEED = 0x10,
 	GCS_SENSOR_GPS = 0x20,
+	GCS_SENSOR_LASER_POSITION = 0x100,   /* the rangefinder */
 	GCS_SENSOR_RATE_CONTROL = 0x400,
 	GCS_SENSOR_ATTITUDE_STAB = 0x800,
 	GCS_SENSOR_YAW_POSITION = 0x1000,
@@ -76,6 +80,7 @@ struct gcs_health_in {
 	bool servo_outputs;            /* the board drives servos */
 	bool log_wanted, log_ok;       /* LOG_BACKEND_TYPE != 0; the log open and writing */
 	bool battery_failsafe;
+	bool rangefinder, rangefinder_data;  /* RNGFND1_TYPE set; a reading within its time-out */
 	bool prearm_ok;                /* the pre-arm checks pass */
 	bool armed;
 	enum vehicle_kind kind;

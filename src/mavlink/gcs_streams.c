@@ -65,6 +65,8 @@ static const struct stream {
 	{ MAVLINK_MSG_ID_SCALED_PRESSURE, "RAW_SENS" },
 	{ MAVLINK_MSG_ID_RAW_IMU, "RAW_SENS" },
 	{ MAVLINK_MSG_ID_SCALED_IMU, "RAW_SENS" },
+	{ MAVLINK_MSG_ID_RANGEFINDER, "EXTRA3" },       /* with a rangefinder, as ArduPlane */
+	{ MAVLINK_MSG_ID_DISTANCE_SENSOR, "EXTRA3" },
 	{ MAVLINK_MSG_ID_AUTOPILOT_VERSION, NULL },   /* on request only */
 };
 
@@ -160,6 +162,20 @@ static int8_t remaining(const struct gcs *g)
 }
 
 /* Packs msgid into p when there is something true to send; false when not. */
+/* A stream that has nothing to say on this vehicle at all (no rangefinder)
+ * takes no link's bandwidth either. */
+static bool unused(const struct gcs *g, uint32_t msgid)
+{
+	return (msgid == MAVLINK_MSG_ID_RANGEFINDER || msgid == MAVLINK_MSG_ID_DISTANCE_SENSOR) &&
+	       !g->in.rangefinder.present;
+}
+
+static uint16_t cm16(float m)
+{
+	float cm = roundf(m * 100.0f);
+	return cm <= 0.0f ? 0 : cm >= 65535.0f ? 65535 : (uint16_t)cm;
+}
+
 static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 {
 	const struct vehicle_state *s = &g->in.state;
@@ -403,6 +419,35 @@ static bool build(struct gcs *g, uint32_t msgid, uint8_t *p)
 			.temperature = sat16(g->in.baro.temp_c * 100.0f),
 		};
 		mavlink_scaled_pressure_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_RANGEFINDER: {
+		/* ArduPlane's: the downward rangefinder's distance (m) and voltage (an analog one's) */
+		if (!g->in.rangefinder.present || g->in.rangefinder.orientation != 25)
+			return false;
+		struct mavlink_rangefinder m = { .distance = g->in.rangefinder.distance_m,
+						 .voltage = 0.0f };
+		mavlink_rangefinder_pack(&m, p);
+		return true;
+	}
+	case MAVLINK_MSG_ID_DISTANCE_SENSOR: {
+		/* As ArduPilot: each rangefinder with data, its limits, cm, laser */
+		if (!g->in.rangefinder.present || !g->in.rangefinder.has_data)
+			return false;
+		int q = g->in.rangefinder.quality_pct;
+		struct mavlink_distance_sensor m = {
+			.time_boot_ms = (uint32_t)(g->in.state.t_us / 1000),
+			.min_distance = cm16(g->in.rangefinder.min_m),
+			.max_distance = cm16(g->in.rangefinder.max_m),
+			.current_distance = cm16(g->in.rangefinder.distance_m),
+			.type = 0,           /* MAV_DISTANCE_SENSOR_LASER */
+			.id = 0,
+			.orientation = g->in.rangefinder.orientation,
+			.covariance = 0,
+			/* MAVLink: 0 unknown, 1 invalid, 100 perfect */
+			.signal_quality = (uint8_t)(q < 1 ? 0 : q > 100 ? 100 : q),
+		};
+		mavlink_distance_sensor_pack(&m, p);
 		return true;
 	}
 	case MAVLINK_MSG_ID_BATTERY_STATUS: {
@@ -671,7 +716,7 @@ static void admit(struct gcs *g, int l, uint64_t now_us, uint64_t dt_us)
 	uint32_t mask = 0;
 	for (int i = 0; i < GCS_STREAM_COUNT; i++) {
 		uint64_t iv = interval(g, l, i);
-		if (iv == 0)
+		if (iv == 0 || unused(g, streams[i].msgid))
 			continue;
 		float cost = ls->frame_len[i] * 1e6f / (float)iv;
 		if (used + cost > budget)

@@ -74,6 +74,8 @@ void nav_params_default(struct nav_params *p)
 	p->level_roll_limit = 5.0f;
 	p->land_flare_alt = 3.0f;
 	p->land_flare_sec = 2.0f;
+	p->rngfnd_landing = 0.0f;
+	p->land_slope_rcalc = 2.0f;
 	/* this airframe (Skywalker class, stall about 9 m/s, 2.3 kg): cruise at
 	 * 15 m/s on 60 % throttle, the slowest demand 20 % above the stall, and
 	 * a climb rate it can make at full throttle */
@@ -98,6 +100,12 @@ void nav_init(struct nav *n, double home_lat_deg, double home_lon_deg)
 	l1_init(&n->l1);
 	tecs_init(&n->tecs);
 	launch_init(&n->launch);
+	rf_land_init(&n->rf);
+}
+
+void nav_set_range(struct nav *n, const struct rf_reading *rd)
+{
+	n->rf_in = *rd;
 }
 
 void nav_set_idle(struct nav *n)
@@ -179,6 +187,8 @@ void nav_set_land(struct nav *n, const struct nav_wp *approach_wp, const struct 
 	n->rollout = false;
 	n->rollout_settle_s = 0.0f;
 	n->sink_lp_m_s = NAN;
+	rf_land_end(&n->rf);
+	n->rf_replanned_m = 0.0f;
 }
 
 void nav_set_takeoff(struct nav *n, float pitch_deg, float alt_rel_m)
@@ -290,6 +300,19 @@ static void ground_steer(struct nav *n, const struct nav_params *p, const struct
 					 n->throttle_applied, dt_s);
 }
 
+/* The ground speed a landing plans on: the air speed demand (TAS) plus the
+ * wind along the approach, at least 3 m/s. */
+static float land_plan_gs(const struct vehicle_state *vs, struct nav_ne start, struct nav_ne land,
+			  float tas_dem_m_s)
+{
+	float len = nav_geo_distance_m(start, land);
+	float gs = tas_dem_m_s;
+	if ((vs->valid & VEHICLE_WIND_VALID) && len > 1e-3f)
+		gs += (vs->wind_ne_m_s[0] * (land.n_m - start.n_m) +
+		       vs->wind_ne_m_s[1] * (land.e_m - start.e_m)) / len;
+	return gs < 3.0f ? 3.0f : gs;
+}
+
 void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_state *vs,
 		const float *accel_body_m_s2, float dt_s, struct nav_output *out)
 {
@@ -319,6 +342,16 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		n->gust_var_m2_s2 += a * (e * e - n->gust_var_m2_s2);
 	}
 
+	/* The rangefinder's reading, taken once (a new one only); on the
+	 * landing against the height above the land point */
+	bool rf_landing = n->task == NAV_TASK_LAND && p->rngfnd_landing > 0.0f;
+	float hat = hgt - (n->task == NAV_TASK_LAND ? n->land_wp.alt_rel_m : 0.0f);
+	float cz = 1.0f - 2.0f * (vs->q[1] * vs->q[1] + vs->q[2] * vs->q[2]);
+	if (!(vs->valid & VEHICLE_ATTITUDE_VALID))
+		cz = NAN;
+	out->rf_event = rf_land_update(&n->rf, &n->rf_in, cz, hat, rf_landing);
+	out->rf_height_m = n->rf.in_range ? n->rf.height_m : NAN;
+
 	switch (n->task) {
 	case NAV_TASK_LEG: {
 		l1_update_waypoint(&n->l1, &p->l1, pos, vel, n->a, n->b);
@@ -345,16 +378,16 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		if (p->tecs.tecs_land_arspd >= 0.0f)
 			eas_dem = p->tecs.tecs_land_arspd;
 		eas_dem += nav_gust_margin_m_s(n);
+		/* The rangefinder's correction (0 without one): the landing is
+		 * flown on hc, the height above home the rangefinder implies; the
+		 * demand goes back to the estimate's frame for TECS below. */
+		enum rf_land_event lost = RF_LAND_NONE;
+		float corr = p->rngfnd_landing > 0.0f ? rf_land_correction(&n->rf, vs->t_us, &lost) : 0.0f;
+		if (lost != RF_LAND_NONE && !n->rollout)   /* on the wheels it reads the ground */
+			out->rf_event = lost;
+		float hc = hgt - corr;
+		float gs_plan = land_plan_gs(vs, start, land, eas_dem * eas2tas);
 		if (!n->land_planned) {
-			/* plan on the ground speed the approach will have: the air
-			 * speed demand plus the wind along the approach */
-			float len = nav_geo_distance_m(start, land);
-			float gs_plan = eas_dem * eas2tas;
-			if ((vs->valid & VEHICLE_WIND_VALID) && len > 1e-3f)
-				gs_plan += (vs->wind_ne_m_s[0] * (land.n_m - start.n_m) +
-					    vs->wind_ne_m_s[1] * (land.e_m - start.e_m)) / len;
-			if (gs_plan < 3.0f)
-				gs_plan = 3.0f;
 			if (land_path_plan(&n->land, start, n->approach_wp.alt_rel_m, land,
 					   n->land_wp.alt_rel_m, gs_plan, p->land_flare_alt,
 					   p->land_flare_sec, p->tecs.tecs_land_sink) != 0) {
@@ -364,6 +397,23 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 					       p->land_flare_sec, p->tecs.tecs_land_sink);
 			}
 			n->land_planned = true;
+			n->rf_replanned_m = 0.0f;
+		}
+		/* ArduPlane's set_initial_slope and LAND_SLOPE_RCALC: when the
+		 * rangefinder engages, or its correction has moved that far since
+		 * the path was planned, the glide path starts again from here at
+		 * the height it measures (no step in the demand, no dive or climb
+		 * back to the old line). Not in the flare, and not when there is
+		 * no room for a path from here (the old one, shifted, is flown). */
+		if (!n->flaring && (out->rf_event == RF_LAND_ENGAGED ||
+				    (p->land_slope_rcalc > 0.0f &&
+				     fabsf(corr - n->rf_replanned_m) > p->land_slope_rcalc))) {
+			struct land_path np;
+			if (land_path_plan(&np, pos, hc, land, n->land_wp.alt_rel_m, gs_plan,
+					   p->land_flare_alt, p->land_flare_sec,
+					   p->tecs.tecs_land_sink) == 0)
+				n->land = np;
+			n->rf_replanned_m = corr;
 		}
 		l1_update_waypoint(&n->l1, &p->l1, pos, vel, start, extend(start, land, NAV_LINE_EXTENSION_M));
 		n->l1.wp_dist_m = nav_geo_distance_m(pos, land);
@@ -374,11 +424,11 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 			n->sink_lp_m_s = -climb;
 		n->sink_lp_m_s += (-climb - n->sink_lp_m_s) * dt_s / (LAND_SINK_TAU_S + dt_s);
 		if (!n->flaring &&
-		    land_should_flare(&n->land, d, hgt, n->sink_lp_m_s, p->land_flare_alt,
+		    land_should_flare(&n->land, d, hc, n->sink_lp_m_s, p->land_flare_alt,
 				      p->land_flare_sec)) {
 			n->flaring = true;
-			n->flare_hgt_dem_m = fminf(hgt, hgt_dem);
-			n->flare_h_m = hgt - n->land.land_alt_m;
+			n->flare_hgt_dem_m = fminf(hc, hgt_dem);
+			n->flare_h_m = hc - n->land.land_alt_m;
 			n->flare_sink_m_s = n->sink_lp_m_s;
 			n->flare_gs_m_s = gs;
 			n->flare_d_m = d;
@@ -410,12 +460,12 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		flare_past = n->flaring && d < 0.0f;
 		if (n->flaring)
 			flare_frac = n->flare_h_m > NAV_FLARE_FRAC_MIN_H_M ?
-				     1.0f - (hgt - n->land.land_alt_m) / n->flare_h_m : 1.0f;
+				     1.0f - (hc - n->land.land_alt_m) / n->flare_h_m : 1.0f;
 		stage = n->flaring ? TECS_STAGE_LAND_FLARE : TECS_STAGE_LAND_APPROACH;
 		level = n->flaring;
 		if (n->flaring && !n->rollout) {
 			float slow = NAV_ROLLOUT_SLOW_FRAC * p->tecs.arspd_fbw_min;
-			bool settled = hgt - n->land.land_alt_m < NAV_ROLLOUT_HGT_M &&
+			bool settled = hc - n->land.land_alt_m < NAV_ROLLOUT_HGT_M &&
 				       climb > -NAV_ROLLOUT_SINK_M_S;
 			n->rollout_settle_s = settled ? n->rollout_settle_s + dt_s : 0.0f;
 			n->rollout = (eas_ok && vs->airspeed_m_s < slow) ||
@@ -425,6 +475,8 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 			ground_steer(n, p, vs, pos, start, land, gs, dt_s, n->rollout, out);
 		out->flaring = n->flaring;
 		out->rollout = n->rollout;
+		out->rf_correction_m = corr;
+		hgt_dem += corr;
 		break;
 	}
 	case NAV_TASK_TAKEOFF: {

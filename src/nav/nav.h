@@ -24,6 +24,7 @@
 #include "nav/landing.h"
 #include "nav/launch.h"
 #include "nav/nav_geo.h"
+#include "nav/rf_land.h"
 #include "nav/steer.h"
 #include "nav/tecs.h"
 
@@ -55,6 +56,10 @@ struct nav_params {
 	float level_roll_limit;   /* degrees, bank limit in takeoff and flare */
 	float land_flare_alt;     /* m above the land point */
 	float land_flare_sec;     /* s to touchdown at the current sink */
+	/* the landing on a rangefinder (rf_land.h) */
+	float rngfnd_landing;     /* RNGFND_LANDING: 1 uses a downward rangefinder on the landing */
+	float land_slope_rcalc;   /* m: LAND_SLOPE_RCALC, a correction that moves this much
+				     re-plans the glide path from where the aircraft is (0: never) */
 };
 
 /* ArduPlane's published defaults, with the changes this airframe needs
@@ -102,6 +107,10 @@ struct nav {
 	bool tkoff_tail_done, tkoff_rotated;  /* latched: speed dips do not undo them */
 	bool tkoff_pitch0_set;
 	float tkoff_pitch0_rad;              /* pitch as the ground roll began */
+	/* the rangefinder: its latest reading (nav_set_range), the landing's use of it */
+	struct rf_reading rf_in;
+	struct rf_land rf;
+	float rf_replanned_m;                /* the correction the path was last planned with */
 	struct steer steer;
 	float throttle_applied;              /* 0..1, the motor's of the last step (the caller's, after its slew) */
 	/* the hold height of the idle task */
@@ -135,6 +144,10 @@ struct nav_output {
 	bool elevator_hold;                  /* the elevator is elevator (tail hold, rollout) */
 	float elevator;                      /* -1..1, + nose up */
 	float throttle_slew;                 /* %/s for the servo's slew; 0: THR_SLEWRATE, < 0: none */
+	/* the landing on the rangefinder: what happened this step, the height
+	 * it measures (attitude corrected) and the correction in use */
+	enum rf_land_event rf_event;
+	float rf_height_m, rf_correction_m;
 };
 
 /* home_lat/lon: the origin of the local plane every task is flown on. */
@@ -149,6 +162,9 @@ void nav_set_idle(struct nav *n);
  * takeoff not yet thrown). */
 bool nav_target(const struct nav *n, struct nav_wp *out);
 
+/* The downward rangefinder's latest reading (t_us 0: none); a landing uses it
+ * with RNGFND_LANDING (rf_land.h). */
+void nav_set_range(struct nav *n, const struct rf_reading *rd);
 /* Airspeed demand (EAS); 0 returns to TRIM_ARSPD_CM. */
 void nav_set_airspeed(struct nav *n, float eas_m_s);
 

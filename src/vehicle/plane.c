@@ -40,6 +40,7 @@ void plane_params_default(struct plane_params *p)
 	p->lim_pitch_max = p->nav.tecs.lim_pitch_max;
 	p->lim_pitch_min = p->nav.tecs.lim_pitch_min;
 	p->tkoff_alt = 50;
+	p->rngfnd_max_cm = 700;
 	p->rtl_autoland = 0;
 	p->arming_require = 1;
 	p->arming_check = 1;
@@ -78,6 +79,28 @@ static void say(struct plane_output *out, int severity, const char *text)
 {
 	out->text = text;
 	out->text_severity = severity;
+}
+
+/* What the landing's rangefinder did this step, as ArduPlane says it (and,
+ * fulmar's words, when it went quiet and the landing fell back). */
+static void say_rangefinder(struct plane *p, struct plane_output *out)
+{
+	switch (out->nav.rf_event) {
+	case RF_LAND_ENGAGED:
+		snprintf(p->text, sizeof(p->text), "Rangefinder engaged at %.2fm", (double)p->nav.rf.height_m);
+		say(out, MAV_SEVERITY_INFO, p->text);
+		break;
+	case RF_LAND_DISENGAGED:
+		snprintf(p->text, sizeof(p->text), "Rangefinder disengaged at %.2fm", (double)p->nav.rf.height_m);
+		say(out, MAV_SEVERITY_WARNING, p->text);
+		break;
+	case RF_LAND_LOST:
+		say(out, MAV_SEVERITY_WARNING, "Rangefinder lost for 5 s: landing on baro/GPS height");
+		break;
+	case RF_LAND_NONE:
+	default:
+		break;
+	}
 }
 
 /* A mode change the plane makes itself (failsafes, end of mission). */
@@ -618,6 +641,12 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct veh
 			}
 			bool nav_now = !in->nav_deferred || !p->nav_last_ok;
 			if (nav_now) {
+				/* the rangefinder's latest reading (none: t_us 0) */
+				const struct rangefinder_reading *rf = &in->rangefinder;
+				struct rf_reading rd = { .t_us = rf->t_us, .good = rf->healthy,
+							 .range_m = rf->height_m,
+							 .max_m = pp->rngfnd_max_cm * 0.01f };
+				nav_set_range(&p->nav, &rd);
 				p->nav.throttle_applied = p->servo.throttle;
 				nav_update(&p->nav, &pp->nav, vs, in->accel_body_m_s2,
 					   in->dt_s + p->nav_wait_s, &out->nav);
@@ -641,13 +670,17 @@ void plane_step(struct plane *p, const struct plane_params *pp, const struct veh
 					force_mode(p, PLANE_RTL, out, "Mission complete: RTL");
 			}
 			p->nav_last = out->nav;
+			p->nav_last.rf_event = RF_LAND_NONE;
 			p->nav_last_ok = p->v->mode == m;
+			say_rangefinder(p, out);
 			/* ArduPlane's words as the flare begins: height above the
 			 * land point, sink, ground speed, distance to the point */
 			if (out->nav.flaring && !p->flare_said) {
-				snprintf(p->text, sizeof(p->text), "Flare %.1fm sink=%.2f speed=%.1f dist=%.1f",
+				snprintf(p->text, sizeof(p->text), "Flare %.1fm sink=%.2f speed=%.1f dist=%.1f%s",
 					 (double)p->nav.flare_h_m, (double)p->nav.flare_sink_m_s,
-					 (double)p->nav.flare_gs_m_s, (double)p->nav.flare_d_m);
+					 (double)p->nav.flare_gs_m_s, (double)p->nav.flare_d_m,
+					 pp->nav.rngfnd_landing > 0.0f && !p->nav.rf.in_use ?
+						 " (no rangefinder: baro height)" : "");
 				say(out, MAV_SEVERITY_INFO, p->text);
 			}
 			p->flare_said = out->nav.flaring;

@@ -55,6 +55,7 @@
 /* Field names are ArduPlane's parameter names in lower case. */
 struct plane_params {
 	struct nav_params nav;
+	float rngfnd_max_cm;               /* RNGFND1_MAX_CM: the landing's in-range rules scale with it */
 	struct ctl_params ctl;
 	struct servo_params servo;
 	struct mexec_params mexec;

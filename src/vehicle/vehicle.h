@@ -17,6 +17,7 @@
 #include "mission/mission.h"
 #include "nav/nav_geo.h"
 #include "rc/rc.h"
+#include "vehicle/rangefinder.h"
 
 /* What flies. Everything below the vehicle's own step (estimator, mission
  * store, parameters, failsafe plumbing, arming, MAVLink, logs) is shared. */
@@ -111,6 +112,11 @@ struct vehicle_input {
 	/* The loop is overloaded (daemon/scheduler.h): fly this step on the last
 	 * navigation's demands; navigation then runs over the time it missed. */
 	bool nav_deferred;
+	/* The rangefinder (RNGFND1_*, vehicle/rangefinder.h): its status, health
+	 * and the raw distance along its beam, NOT corrected for the attitude
+	 * nor for RNGFND1_POS_*: that is the landing's to do (RNGFND_LANDING),
+	 * knowing the attitude. NotConnected without one. Nothing reads it yet. */
+	struct rangefinder_reading rangefinder;
 };
 
 /* A plane starts in INITIALISING (ArduPlane's mode 16), a copter in

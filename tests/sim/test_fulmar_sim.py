@@ -196,6 +196,37 @@ def determinism(env):
 
 
 @case
+def unkind_world(env):
+    """A world that is not kind, each part on its option: the field, the rangefinder (its kind
+    after a space), the barometer's drift, the compass's interference and a pitot event; their
+    truth columns, and DISTANCE_SENSOR on the wire without upsetting the autopilot."""
+    truth = os.path.join(env.tmp, "unkind.csv")
+    r = Run(env, ["--duration", "4", "--air-start", "60,15", "--field-alt", "-3", "--field-at", "0,0,300",
+                  "--rangefinder", "tfmini", "--baro-drift", "-2", "--mag-current", "0,0,20",
+                  "--fault", "2 pitot water 1", "--truth", truth], ["--idle", "1"]).wait()
+    check(r.rc == 0 and r.peer_rc == 0, "status %d, peer %s: %s" % (r.rc, r.peer_rc, r.err))
+    head, rows = read_truth(truth)
+    for col in ["ground_m", "agl_m", "rangefinder_true_m", "rangefinder_m", "baro_err_pa", "baro_err_m", "mag_int_z_mgauss",
+                "pitot_dp_pa", "pitot_ias_m_s"]:
+        check(col in head, "truth lacks %s: %s" % (col, head))
+    check(head[-1] == "events", "events is not last: %s" % head)
+    last = rows[-1]
+    check(abs(float(last["ground_m"]) + 3.0) < 1e-6, "the field is not 3 m down: %s" % last["ground_m"])
+    check(abs(float(last["agl_m"]) + float(last["pos_d_m"]) - 3.0) < 0.01, "agl is not over the field")
+    events = ";".join(x["events"] for x in rows if x["events"])
+    check("2.000 pitot water 1" in events and "3.000 pitot water end" in events, events)
+    # over 60 m the TFmini (12 m) reads nothing: -1
+    check(all(float(x["rangefinder_m"]) == -1.0 for x in rows), "a reading past the TFmini's range")
+    # the field over home (where it arms) is refused, and so is an unknown rangefinder
+    r = Run(env, ["--field-alt", "3"], peer=False).wait()
+    check(r.rc == 2 and "covers the start spot" in r.err, "status %d: %s" % (r.rc, r.err))
+    r = Run(env, ["--rangefinder=sonar"], peer=False).wait()
+    check(r.rc == 2 and "bad value 'sonar' for --rangefinder" in r.err, "status %d: %s" % (r.rc, r.err))
+    r = Run(env, ["--fault", "3 pitot clogged 2"], peer=False).wait()
+    check(r.rc == 2 and "unknown failure 'clogged'" in r.err, "status %d: %s" % (r.rc, r.err))
+
+
+@case
 def timeout(env):
     r = Run(env, ["--timeout", "1", "--duration", "60"], ["--silent-after", "100", "--idle", "3"]).wait()
     check(r.rc == 1, "exit status %d, not 1" % r.rc)

@@ -116,6 +116,21 @@ void flight_step(struct flight *f)
 	flight_truth(f, &f->vs, f->accel_body);
 	if (f->no_airspeed)
 		f->vs.valid &= ~(uint32_t)VEHICLE_AIRSPEED_VALID;
+	f->vs.alt_rel_m += f->alt_bias_m;
+	f->vs.alt_msl_m += f->alt_bias_m;
+	if (f->rf_max_m > 0.0f && f->s.t_s >= f->rf_next_s) {
+		f->rf_next_s = f->s.t_s + 0.05;
+		/* the body's down axis in NED: its z is c.z of body to NED */
+		const float *q = f->vs.q;
+		double qx = (double)q[1], qy = (double)q[2];
+		double cz = 1.0 - 2.0 * (qx * qx + qy * qy);
+		double agl = -f->s.pos_ned_m.z;
+		double range = cz > 0.05 ? agl / cz : 1e9;
+		struct rf_reading rd = { .t_us = (uint64_t)llround(f->s.t_s * 1e6) + 1,
+					 .good = range >= 0.2 && range <= (double)f->rf_max_m,
+					 .range_m = (float)range, .max_m = f->rf_max_m };
+		nav_set_range(&f->nav, &rd);
+	}
 	float roll, pitch, thr;
 	if (f->attitude_only) {
 		roll = f->roll_dem_rad;

@@ -56,6 +56,12 @@ struct flight {
 	/* attitude-only flying (FBWA): nav not run; the test sets the demands */
 	bool attitude_only;
 	float roll_dem_rad, pitch_dem_rad, throttle_dem;
+	/* the estimate's height this far above the truth (a baro or GPS error) */
+	float alt_bias_m;
+	/* a downward rangefinder (nav_set_range) reading the true height along
+	 * the body's down axis at 20 Hz, good within 0.2..rf_max_m (0: none) */
+	float rf_max_m;
+	double rf_next_s;
 	double dt_ctl;
 };
 

@@ -24,6 +24,7 @@
 #include "../emul/emul_gpio.h"
 #include "../emul/emul_i2c.h"
 #include "../emul/emul_mpu.h"
+#include "../emul/emul_lightware_i2c.h"
 #include "../emul/emul_ms4525.h"
 #include "../emul/emul_ms5611.h"
 #include "../emul/emul_pca9685.h"
@@ -48,6 +49,8 @@ struct navio {
 	struct emul_ms5611 baro;
 	struct emul_pca9685 pca;
 	struct emul_ms4525 pitot;
+	struct emul_lightware_i2c sf11;   /* on I2C-1 when rngfnd is set */
+	bool rngfnd;
 	struct emul_gpio oe;
 	struct emul_edges rc;
 	struct emul_ublox gps;
@@ -78,6 +81,8 @@ static void *handle(void *ctx, const char *name)
 		return &n->gps_spi.dev;
 	if (!strcmp(name, "baro") || !strcmp(name, "pwm") || !strcmp(name, "airspeed"))
 		return &n->i2c1.bus;   /* three handles on one adapter */
+	if (!strcmp(name, "rngfnd_sf") && n->rngfnd)
+		return &n->i2c1.bus;   /* what devices_open_rangefinder opens for RNGFND1_TYPE 7 */
 	if (!strcmp(name, "pwm_oe"))
 		return &n->oe.line;
 	if (!strcmp(name, "rcin"))
@@ -106,6 +111,8 @@ static struct navio *navio_new(uint8_t who_am_i)
 	emul_i2c_attach(&n->i2c1, &n->baro.i2c);
 	emul_i2c_attach(&n->i2c1, &n->pca.i2c);
 	emul_i2c_attach(&n->i2c1, &n->pitot.i2c);
+	emul_lightware_i2c_init(&n->sf11);
+	emul_i2c_attach(&n->i2c1, &n->sf11.i2c);
 	emul_gpio_init(&n->oe);
 	emul_edges_init(&n->rc);
 	emul_ublox_init(&n->gps, 9600);
@@ -275,6 +282,41 @@ static void test_board_io_navio_counts_a_failed_transfer_and_keeps_the_last_samp
 	assert_true(sensors_latest(&n->f.hub, SENSOR_BARO, &after) > gen);
 }
 
+/* The board's LightWare entry, opened as RNGFND1_TYPE 7 has it: an I2C-1
+ * rangefinder beside the barometer and the pitot, read on the timer thread. */
+static void test_board_io_navio_rangefinder_reaches_the_hub(void **state)
+{
+	(void)state;
+	struct navio *n = navio_new(0x71);
+	n->rngfnd = true;
+	bio_devices(&n->f, handle, n);
+	assert_int_equal(bio_open(&n->f), 0);
+	n->sf11.word = 1234;
+	assert_true(bio_status(&n->f, "rngfnd_sf", "LightWare SF10/SF11", 0).running);
+	assert_true(bio_has_task(&n->f, "rngfnd_sf"));
+	bio_run(&n->f, 1000000);
+	struct range_sample r;
+	assert_true(sensors_latest(&n->f.hub, SENSOR_RANGE, &r) > 0);
+	assert_int_equal(r.reading, RANGE_READING_OK);
+	assert_float_equal(r.distance_m, 12.34f, 1e-4f);
+	assert_in_range(sensors_accepted(&n->f.hub, SENSOR_RANGE), 19, 21);   /* 20 Hz */
+	uint32_t present, enabled, healthy;
+	board_io_sensor_bits(&n->f.bio, n->f.now_us, &present, &enabled, &healthy);
+	assert_true(present & DRV_SENSOR_LASER_POSITION);
+	assert_true(healthy & DRV_SENSOR_LASER_POSITION);
+	/* unplugged: unhealthy once stale, and nothing more published */
+	n->i2c1.ndevs--;
+	uint64_t before = sensors_accepted(&n->f.hub, SENSOR_RANGE);
+	bio_run(&n->f, 1000000);
+	assert_int_equal(sensors_accepted(&n->f.hub, SENSOR_RANGE), before);
+	assert_true(bio_status(&n->f, "rngfnd_sf", "LightWare SF10/SF11", 0).errors >= 19);
+	board_io_sensor_bits(&n->f.bio, n->f.now_us, &present, &enabled, &healthy);
+	assert_true(present & DRV_SENSOR_LASER_POSITION);
+	assert_false(healthy & DRV_SENSOR_LASER_POSITION);
+	board_io_close(&n->f.bio);
+	free(n);
+}
+
 static void test_board_io_navio_decodes_ppm_into_the_hub(void **state)
 {
 	struct navio *n = *state;
@@ -396,6 +438,21 @@ static void test_board_io_navio_refuses_a_barometer_that_does_not_answer(void **
 	free(n);
 }
 
+/* RNGFND1_TYPE 7 with no SF10/SF11 on the header: start-up stops, saying which. */
+static void test_board_io_navio_refuses_a_rangefinder_that_does_not_answer(void **state)
+{
+	(void)state;
+	struct navio *n = navio_new(0x71);
+
+	n->rngfnd = true;
+	n->sf11.i2c.addr = 0x67;   /* nobody at 0x66 */
+	bio_devices(&n->f, handle, n);
+	assert_int_equal(bio_open(&n->f), -ENODEV);
+	assert_string_equal(n->f.err, "rngfnd_sf (LightWare SF10/SF11 on I2C-1 at 0x66): no "
+			    "LightWare SF10/SF11 answers (a 2-byte distance read)");
+	free(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -406,6 +463,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_board_io_navio_counts_a_failed_transfer_and_keeps_the_last_sample, setup,
 			teardown),
+		cmocka_unit_test(test_board_io_navio_rangefinder_reaches_the_hub),
+		cmocka_unit_test(test_board_io_navio_refuses_a_rangefinder_that_does_not_answer),
 		cmocka_unit_test_setup_teardown(test_board_io_navio_decodes_ppm_into_the_hub, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(

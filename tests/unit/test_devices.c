@@ -76,6 +76,66 @@ static void test_devices_override_opens_the_configured_path_and_skips_optional_o
 	close(master);
 }
 
+/* A board with rangefinder entries, each tagged with its RNGFND1_TYPE; none
+ * of their default paths exists here. */
+static const struct board_dev rf_devs[] = {
+	{ .name = "rngfnd_ll", .what = "LIDAR-Lite v3", .kind = BOARD_DEV_I2C,
+	  .u.i2c = { .cfg = { .path = "/nonexistent/i2c-1" }, .addr = 0x62, .open = i2c_linux_open },
+	  .drv = { .rngfnd_type = 15 } },
+	{ .name = "rngfnd_tf", .what = "TFmini", .kind = BOARD_DEV_UART,
+	  .u.uart = { .cfg = { .path = "/nonexistent/ttyTF", .baud = 115200 },
+		      .open = uart_linux_open },
+	  .drv = { .rngfnd_type = 20 } },
+};
+static const struct board rf_board = {
+	.name = "rfboard", .devs = rf_devs, .n_devs = 2, .main_rate_hz = 400,
+};
+
+static void test_devices_rangefinder_entries_open_only_for_their_rngfnd1_type(void **state)
+{
+	config_defaults(&cfg, &rf_board);
+	assert_int_equal(config_parse(&cfg, "", "t.conf", &rf_board, err, sizeof(err)), 0);
+	/* not opened with the rest: their paths do not exist, and that is no error */
+	assert_int_equal(devices_open(&d, &rf_board, &cfg, false, err, sizeof(err)), 0);
+	assert_null(devices_find(&d, "rngfnd_tf", BOARD_DEV_UART));
+	const char *name = NULL;
+	assert_int_equal(devices_open_rangefinder(&d, 0, 0, &name, err, sizeof(err)), 0);
+	assert_int_equal(devices_open_rangefinder(&d, 7, 0, &name, err, sizeof(err)), 0);
+	assert_int_equal(devices_open_rangefinder(&d, 10, 0, &name, err, sizeof(err)), 0);
+	assert_null(name);
+	/* the picked one opens, and its failure names it and the type */
+	assert_int_equal(devices_open_rangefinder(&d, 3, 0x63, &name, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "rngfnd_ll (LIDAR-Lite v3, RNGFND1_TYPE 3): /nonexistent/i2c-1: "
+			    "No such file or directory");
+	assert_int_equal(d.dev[0].desc.u.i2c.addr, 0x63);   /* RNGFND1_ADDR moved it */
+	devices_close(&d);
+	/* [devices] moves it like any device */
+	int master = pty_master();
+	char text[256];
+	snprintf(text, sizeof(text), "[devices]\nrngfnd_tf = %s\n", ptsname(master));
+	config_defaults(&cfg, &rf_board);
+	assert_int_equal(config_parse(&cfg, text, "t.conf", &rf_board, err, sizeof(err)), 0);
+	assert_int_equal(devices_open(&d, &rf_board, &cfg, false, err, sizeof(err)), 0);
+	assert_null(devices_find(&d, "rngfnd_tf", BOARD_DEV_UART));   /* not before the type */
+	assert_int_equal(devices_open_rangefinder(&d, 20, 0, &name, err, sizeof(err)), 1);
+	assert_string_equal(name, "rngfnd_tf");
+	assert_non_null(devices_find(&d, "rngfnd_tf", BOARD_DEV_UART));
+	assert_false(d.dev[1].disabled);
+	assert_true(d.dev[0].disabled);
+	devices_close(&d);
+	close(master);
+	/* ... or says none: then RNGFND1_TYPE does not start it */
+	config_defaults(&cfg, &rf_board);
+	assert_int_equal(config_parse(&cfg, "[devices]\nrngfnd_ll = none\n", "t.conf", &rf_board,
+				      err, sizeof(err)), 0);
+	assert_int_equal(devices_open(&d, &rf_board, &cfg, false, err, sizeof(err)), 0);
+	assert_int_equal(devices_open_rangefinder(&d, 15, 0, &name, err, sizeof(err)), 0);
+	devices_close(&d);
+	char info[1024];
+	devices_describe(&rf_board, info, sizeof(info));
+	assert_non_null(strstr(info, "TFmini [optional] [RNGFND1_TYPE 20]"));
+}
+
 static void test_devices_hil_opens_only_the_configured_ones(void **state)
 {
 	/* gps is required and its default path does not exist: in HIL it stays closed */
@@ -142,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_devices_unreadable_path_names_the_device_and_path),
 		cmocka_unit_test(test_devices_override_opens_the_configured_path_and_skips_optional_ones),
 		cmocka_unit_test(test_devices_hil_opens_only_the_configured_ones),
+		cmocka_unit_test(test_devices_rangefinder_entries_open_only_for_their_rngfnd1_type),
 		cmocka_unit_test(test_devices_malformed_override_names_the_config_line),
 		cmocka_unit_test(test_devices_optional_device_opened_when_configured_fails_clearly),
 		cmocka_unit_test(test_devices_missing_lists_every_part_without_a_driver),

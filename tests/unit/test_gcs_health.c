@@ -197,6 +197,26 @@ static void test_health_geofence_as_arduplane(void **state)
 	assert_int_equal(o.health & GCS_SENSOR_GEOFENCE, 0);
 }
 
+/* MAV_SYS_STATUS_SENSOR_LASER_POSITION: present with RNGFND1_TYPE, healthy
+ * while it has data; on a board, also as its driver says. */
+static void test_health_rangefinder_as_arduplane(void **state)
+{
+	struct gcs_health_in in = all_well();
+	struct gcs_health o = bits(&in);
+	assert_int_equal(o.present & GCS_SENSOR_LASER_POSITION, 0);
+	assert_int_equal(GCS_SENSOR_LASER_POSITION, 0x100);
+	in.rangefinder = true;
+	o = bits(&in);
+	assert_int_equal(o.present & GCS_SENSOR_LASER_POSITION, GCS_SENSOR_LASER_POSITION);
+	assert_int_equal(o.enabled & GCS_SENSOR_LASER_POSITION, GCS_SENSOR_LASER_POSITION);
+	assert_int_equal(o.health & GCS_SENSOR_LASER_POSITION, 0);
+	in.rangefinder_data = true;
+	assert_int_equal(bits(&in).health & GCS_SENSOR_LASER_POSITION, GCS_SENSOR_LASER_POSITION);
+	in.board_present = in.board_enabled = GCS_SENSOR_LASER_POSITION;
+	in.board_health = 0;   /* its driver has seen no reading for 500 ms */
+	assert_int_equal(bits(&in).health & GCS_SENSOR_LASER_POSITION, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_health_controllers_enabled_as_the_mode_flies),
 		cmocka_unit_test(test_health_takes_in_the_boards_own_account),
 		cmocka_unit_test(test_health_geofence_as_arduplane),
+		cmocka_unit_test(test_health_rangefinder_as_arduplane),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -554,6 +554,51 @@ static void test_fence_status_streams_while_the_fence_is_enabled(void **state)
 	assert_true(av.capabilities & 32768);  /* MISSION_RALLY */
 }
 
+/* RANGEFINDER and DISTANCE_SENSOR in EXTRA3, as ArduPlane, only with a
+ * rangefinder; DISTANCE_SENSOR only while it has data; SYS_STATUS's 0x100. */
+static void test_rangefinder_streams_only_with_a_rangefinder(void **state)
+{
+	run(1000000, 3);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_RANGEFINDER), 0);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_DISTANCE_SENSOR), 0);
+	struct mavlink_sys_status ss;
+	mavlink_sys_status_unpack(harness_last(MAVLINK_MSG_ID_SYS_STATUS)->payload, 43, &ss);
+	assert_int_equal(ss.onboard_control_sensors_present & 0x100, 0);
+	g.in.rangefinder.present = true;
+	g.in.rangefinder.orientation = 25;
+	g.in.rangefinder.min_m = 0.2f;
+	g.in.rangefinder.max_m = 7.0f;
+	g.in.rangefinder.quality_pct = -1;
+	n_sent = 0;
+	run(5000000, 3);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_RANGEFINDER), 3);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_DISTANCE_SENSOR), 0);   /* no data yet */
+	g.in.rangefinder.has_data = true;
+	g.in.rangefinder.healthy = true;
+	g.in.rangefinder.distance_m = 3.456f;
+	n_sent = 0;
+	run(10000000, 3);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_DISTANCE_SENSOR), 3);
+	struct mavlink_rangefinder rf;
+	mavlink_rangefinder_unpack(harness_last(MAVLINK_MSG_ID_RANGEFINDER)->payload, 8, &rf);
+	assert_float_equal(rf.distance, 3.456f, 1e-6f);
+	struct mavlink_distance_sensor ds;
+	mavlink_distance_sensor_unpack(harness_last(MAVLINK_MSG_ID_DISTANCE_SENSOR)->payload, 39,
+				       &ds);
+	assert_int_equal(ds.current_distance, 346);
+	assert_int_equal(ds.min_distance, 20);
+	assert_int_equal(ds.max_distance, 700);
+	assert_int_equal(ds.orientation, 25);
+	assert_int_equal(ds.type, 0);
+	assert_int_equal(ds.signal_quality, 0);
+	/* a forward-looking one is no RANGEFINDER (ArduPilot's is the downward one's) */
+	g.in.rangefinder.orientation = 0;
+	n_sent = 0;
+	run(15000000, 2);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_RANGEFINDER), 0);
+	assert_int_equal(harness_count(0, MAVLINK_MSG_ID_DISTANCE_SENSOR), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +617,7 @@ int main(void)
 		cmocka_unit_test_setup(test_a_slow_link_sheds_streams_by_priority, setup),
 		cmocka_unit_test_setup(test_a_slow_link_paces_a_parameter_list, setup),
 		cmocka_unit_test_setup(test_fence_status_streams_while_the_fence_is_enabled, setup),
+		cmocka_unit_test_setup(test_rangefinder_streams_only_with_a_rangefinder, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -523,6 +523,68 @@ static void test_hil_bad_input_is_counted_not_used(void **state)
 	udp_close(s.sock);
 }
 
+static void add_distance(struct sim *s, uint16_t cm, uint16_t min_cm, uint16_t max_cm,
+			 uint8_t orientation, uint8_t quality)
+{
+	struct mavlink_distance_sensor m = { .time_boot_ms = 1, .min_distance = min_cm,
+					     .max_distance = max_cm, .current_distance = cm,
+					     .orientation = orientation, .signal_quality = quality };
+	uint8_t p[255];
+	mavlink_distance_sensor_pack(&m, p);
+	sim_add(s, MAVLINK_MSG_ID_DISTANCE_SENSOR, p);
+}
+
+/* DISTANCE_SENSOR is the rangefinder with RNGFND1_TYPE 10, looking down only;
+ * its limits travel with the reading; a simulator that sends none leaves the
+ * hub without one (the flight's state: NoData). */
+static void test_hil_distance_sensor_is_the_downward_rangefinder(void **state)
+{
+	struct sim s;
+	sim_connect(&s);
+	/* not a MAVLink rangefinder: counted, not taken */
+	add_distance(&s, 420, 20, 4000, 25, 0);
+	add_sensor(&s, 1000, 0x3F, 0);
+	sim_send(&s);
+	assert_int_equal(receive_all(), 1);
+	struct range_sample r;
+	assert_int_equal(sensors_latest(&hub, SENSOR_RANGE, &r), 0);
+	assert_int_equal(hil.stats.distance_ignored, 1);
+	hil.rangefinder = true;
+	add_sensor(&s, 2000, 0x3F, 0);
+	add_distance(&s, 420, 20, 4000, 25, 0);
+	add_distance(&s, 999, 20, 4000, 0, 0);     /* forward: ignored and counted */
+	sim_send(&s);
+	assert_int_equal(receive_all(), 1);
+	assert_int_equal(sensors_latest(&hub, SENSOR_RANGE, &r), 1);
+	assert_int_equal(r.reading, RANGE_READING_OK);
+	assert_float_equal(r.distance_m, 4.2f, 1e-5f);
+	assert_float_equal(r.min_m, 0.2f, 1e-6f);
+	assert_float_equal(r.max_m, 40.0f, 1e-5f);
+	assert_int_equal(r.quality_pct, -1);
+	assert_int_equal(r.t_us, 2000);              /* the last HIL_SENSOR's time */
+	assert_int_equal(hil.stats.distance_msgs, 1);
+	assert_int_equal(hil.stats.distance_ignored, 2);
+	/* beyond max_distance: passed on with its limits (the flight's state: OutOfRangeHigh);
+	 * signal quality 1, "invalid": no distance */
+	add_sensor(&s, 3000, 0x3F, 0);
+	add_distance(&s, 4100, 20, 4000, 25, 80);
+	sim_send(&s);
+	assert_int_equal(receive_all(), 1);
+	assert_int_equal(sensors_latest(&hub, SENSOR_RANGE, &r), 2);
+	assert_true(r.distance_m > r.max_m);
+	assert_int_equal(r.quality_pct, 80);
+	add_sensor(&s, 4000, 0x3F, 0);
+	add_distance(&s, 300, 20, 4000, 25, 1);
+	sim_send(&s);
+	assert_int_equal(receive_all(), 1);
+	assert_int_equal(sensors_latest(&hub, SENSOR_RANGE, &r), 3);
+	assert_int_equal(r.reading, RANGE_READING_NO_RETURN);
+	assert_true(r.distance_m == 0.0f);
+	hil.rangefinder = false;
+	hil_close(&hil);
+	udp_close(s.sock);
+}
+
 /* A lock-step frame of two steps ending at end_us, with a GPS fix at its end. */
 static void lockstep_frame(struct sim *s, uint64_t end_us)
 {
@@ -868,6 +930,7 @@ int main(void)
 		cmocka_unit_test(test_hil_elevons_and_vtails_reach_the_simulator_as_surfaces),
 		cmocka_unit_test(test_hil_refuses_outputs_it_cannot_normalise),
 		cmocka_unit_test(test_hil_bad_input_is_counted_not_used),
+		cmocka_unit_test(test_hil_distance_sensor_is_the_downward_rangefinder),
 		cmocka_unit_test(test_hil_simulator_restart_stops_the_flight),
 		cmocka_unit_test(test_hil_lockstep_answers_a_frame_sent_again_without_time_passing),
 		cmocka_unit_test(test_hil_real_time_keeps_the_spacing_of_samples_that_arrive_together),

@@ -175,6 +175,25 @@ static void test_log_packers_refuse_a_short_buffer(void **state)
 		assert_int_equal(buf[k], 0x5a);
 }
 
+/* RFND as ArduPilot's LogStructure.h has it: "QBCBB", Dist in cm. */
+static void test_log_rfnd_is_ardupilots_old_layout(void **state)
+{
+	const struct df_msg_def *d = df_msg_def_find(DF_ID_RFND);
+	assert_non_null(d);
+	assert_string_equal(d->name, "RFND");
+	assert_string_equal(d->format, "QBCBB");
+	assert_string_equal(d->labels, "TimeUS,Instance,Dist,Stat,Orient");
+	assert_string_equal(d->units, "s#m--");
+	assert_string_equal(d->mults, "F-B--");
+	uint8_t b[64];
+	const struct df_rfnd m = { .t_us = 0x0102030405060708ull, .instance = 0, .dist_cm = 1234,
+				   .status = 4, .orient = 25 };
+	assert_int_equal(df_pack_rfnd(b, sizeof b, &m), DF_RFND_LEN);
+	const uint8_t want[DF_RFND_LEN] = { 0xA3, 0x95, DF_ID_RFND, 8, 7, 6, 5, 4, 3, 2, 1, 0,
+					    0xd2, 0x04, 4, 25 };
+	assert_memory_equal(b, want, DF_RFND_LEN);
+}
+
 static void test_log_every_logged_type_round_trips_field_by_field(void **state)
 {
 	static struct stream s;
@@ -750,6 +769,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_log_letter_sizes_match_the_format),
 		cmocka_unit_test(test_log_message_table_is_self_consistent),
 		cmocka_unit_test(test_log_packers_refuse_a_short_buffer),
+		cmocka_unit_test(test_log_rfnd_is_ardupilots_old_layout),
 		cmocka_unit_test(test_log_every_logged_type_round_trips_field_by_field),
 		cmocka_unit_test(test_log_generic_pack_round_trips_every_format_letter),
 		cmocka_unit_test(test_log_reader_drops_a_truncated_last_record),

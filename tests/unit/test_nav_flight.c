@@ -483,13 +483,20 @@ struct land_result {
 	double sink_m_s;           /* vertical speed at the first contact */
 	double bank_flare_max_deg;  /* from 1 s into the flare (rolling level) to touchdown */
 	bool flared, touched, crashed;
+	bool rf_engaged;           /* the rangefinder still in use at the end */
 };
 
-/* Land at home heading north after a 350 m approach from 30 m at airspeed va. */
-static void land(const struct flight_config *cfg, double va, struct land_result *r)
+/* Land at home heading north after a 350 m approach from 30 m at airspeed va;
+ * the estimate's height alt_bias_m above the truth, and a downward
+ * rangefinder of range rf_max_m (0: none) with RNGFND_LANDING 1. */
+static void land_rf(const struct flight_config *cfg, double va, float alt_bias_m, float rf_max_m,
+		    struct land_result *r)
 {
 	struct flight f;
 	flight_init(&f, cfg);
+	f.alt_bias_m = alt_bias_m;
+	f.rf_max_m = rf_max_m;
+	f.np.rngfnd_landing = rf_max_m > 0.0f ? 1.0f : 0.0f;
 	flight_trimmed(&f, va, 30.0, 0.0, -450.0, 0.0);
 	nav_set_airspeed(&f.nav, (float)va);
 	struct nav_wp approach = flight_wp(&f, -350.0, 0.0, 30.0f);
@@ -516,6 +523,12 @@ static void land(const struct flight_config *cfg, double va, struct land_result 
 			break;
 	}
 	r->crashed = f.s.crashed;
+	r->rf_engaged = f.nav.rf.in_use;
+}
+
+static void land(const struct flight_config *cfg, double va, struct land_result *r)
+{
+	land_rf(cfg, va, 0.0f, 0.0f, r);
 }
 
 static void print_land(const char *what, const struct land_result *r)
@@ -556,6 +569,36 @@ static void test_land_near_the_point_in_10_m_s_turbulent_wind(void **state)
 	assert_true(hypot(r.along_m, r.cross_m) < 20.0);
 }
 
+/* The estimate 3 m high (a baro that drifted, a GPS height) flies the
+ * approach 3 m low and touches down short; a rangefinder (a TFmini's 12 m,
+ * RNGFND_LANDING 1) puts it back on the point. And 3 m low, long. */
+static void test_land_on_a_rangefinder_when_the_height_is_3_m_off(void **state)
+{
+	(void)state;
+	struct flight_config cfg = { .wind_m_s = 5.0, .wind_from_deg = 90.0, .control_hz = 50 };
+	struct land_result hi, hi_rf, lo, lo_rf, calm;
+	land_rf(&cfg, 13.0, 3.0f, 0.0f, &hi);
+	land_rf(&cfg, 13.0, 3.0f, 12.0f, &hi_rf);
+	land_rf(&cfg, 13.0, -3.0f, 0.0f, &lo);
+	land_rf(&cfg, 13.0, -3.0f, 12.0f, &lo_rf);
+	land_rf(&cfg, 13.0, 0.0f, 12.0f, &calm);
+	print_land("height 3 m high, no rangefinder", &hi);
+	print_land("height 3 m high, rangefinder", &hi_rf);
+	print_land("height 3 m low, no rangefinder", &lo);
+	print_land("height 3 m low, rangefinder", &lo_rf);
+	print_land("height right, rangefinder", &calm);
+	assert_true(hi_rf.touched && lo_rf.touched && calm.touched);
+	assert_false(hi_rf.crashed || lo_rf.crashed || calm.crashed);
+	assert_true(hi_rf.rf_engaged && lo_rf.rf_engaged && calm.rf_engaged);
+	/* without it the error moves the touchdown tens of metres */
+	assert_true(hi.along_m < -20.0 || !hi.touched || hi.crashed);
+	assert_true(lo.along_m > 20.0);
+	/* with it, as close as with the right height */
+	assert_true(fabs(hi_rf.along_m) < 10.0);
+	assert_true(fabs(lo_rf.along_m) < 10.0);
+	assert_true(fabs(calm.along_m) < 10.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -573,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_hand_launch_climbs_out_in_10_m_s_turbulent_wind),
 		cmocka_unit_test(test_land_on_the_point_in_5_m_s_crosswind),
 		cmocka_unit_test(test_land_near_the_point_in_10_m_s_turbulent_wind),
+		cmocka_unit_test(test_land_on_a_rangefinder_when_the_height_is_3_m_off),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

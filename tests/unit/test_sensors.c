@@ -181,6 +181,34 @@ static void test_sensors_refuse_what_cannot_be_and_count_it(void **state)
 	assert_int_equal(sensors_publish_airspeed(&hub, &a), -EINVAL);
 }
 
+/* A rangefinder's reading reaches the flight code only when it can be one:
+ * a distance with "no return", NaN, a negative or absurd distance are refused. */
+static void test_sensors_refuse_rangefinder_readings_that_cannot_be(void **state)
+{
+	sensors_init(&hub, 1000, 400, NULL, NULL);
+	const struct range_sample bad[] = {
+		{ .t_us = 1, .distance_m = NAN, .reading = RANGE_READING_OK },
+		{ .t_us = 1, .distance_m = -0.5f, .reading = RANGE_READING_OK },
+		{ .t_us = 1, .distance_m = 5000.0f, .reading = RANGE_READING_OK },
+		{ .t_us = 1, .distance_m = 3.0f, .reading = RANGE_READING_NO_RETURN },
+		{ .t_us = 1, .distance_m = 3.0f, .reading = 0 },
+		{ .t_us = 1, .distance_m = 3.0f, .reading = RANGE_READING_OK, .quality_pct = 101 },
+		{ .t_us = 1, .distance_m = 3.0f, .reading = RANGE_READING_OK, .max_m = INFINITY },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(sensors_publish_range(&hub, &bad[i]), -EINVAL);
+	assert_int_equal(sensors_rejected(&hub, SENSOR_RANGE), 7);
+	struct range_sample got, ok = { .t_us = 2, .distance_m = 3.0f, .quality_pct = -1,
+					.reading = RANGE_READING_OK, .raw = 300 };
+	assert_int_equal(sensors_latest(&hub, SENSOR_RANGE, &got), 0);
+	assert_int_equal(sensors_publish_range(&hub, &ok), 0);
+	assert_int_equal(sensors_latest(&hub, SENSOR_RANGE, &got), 1);
+	assert_true(got.distance_m == 3.0f && got.raw == 300);
+	struct range_sample none = { .t_us = 3, .reading = RANGE_READING_NO_RETURN, .quality_pct = -1 };
+	assert_int_equal(sensors_publish_range(&hub, &none), 0);
+	assert_string_equal(sensor_kind_name(SENSOR_RANGE), "rangefinder");
+}
+
 static void test_sensors_latest_value_has_a_generation(void **state)
 {
 	sensors_init(&hub, 1000, 400, NULL, NULL);
@@ -202,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_sensors_clock_is_monotonic_time_or_the_sources),
 		cmocka_unit_test(test_sensors_full_imu_ring_drops_and_counts),
 		cmocka_unit_test(test_sensors_refuse_what_cannot_be_and_count_it),
+		cmocka_unit_test(test_sensors_refuse_rangefinder_readings_that_cannot_be),
 		cmocka_unit_test(test_sensors_latest_value_has_a_generation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

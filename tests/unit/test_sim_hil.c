@@ -519,6 +519,65 @@ static void test_sim_hil_same_seed_same_bytes(void **state)
 	assert_int_equal(off, len);
 }
 
+static void test_sim_hil_rangefinder_sends_distance_sensor_at_20_hz(void **state)
+{
+	char err[160];
+	struct sim_world_config c;
+	sim_timeline_init(&tl);
+	if (sim_timeline_parse(&tl, "0.5 dropout rangefinder 0.2\n", 28, "t", err, sizeof(err)))
+		fail_msg("%s", err);
+	sim_world_config_default(&c);
+	c.air_start = true;
+	c.air_start_alt_m = 150.0;          /* past the SF11's 120 m at first: no return */
+	c.air_start_speed_m_s = 15.0;
+	sim_rangefinder_config_for(SIM_RANGEFINDER_SF11, &c.rangefinder);
+	assert_int_equal(sim_world_init(&world, &c, &tl), 0);
+	sim_hil_init(&hil, &world, 1, 1);
+	static struct mavlink_frame f[SIM_HIL_TX_MSGS];
+	int n = 0, in_dropout = 0;
+	for (int i = 0; i < 40; i++) {
+		sim_hil_frame(&hil, 25, &tx, NULL, NULL);
+		unsigned int k = parse_tx(f, SIM_HIL_TX_MSGS);
+		for (unsigned int j = 0; j < k; j++) {
+			if (f[j].msgid != MAVLINK_MSG_ID_DISTANCE_SENSOR)
+				continue;
+			struct mavlink_distance_sensor d;
+			mavlink_distance_sensor_unpack(mavlink_payload(&f[j]), f[j].len, &d);
+			assert_int_equal(f[j].len, MAVLINK_MSG_DISTANCE_SENSOR_MAX_LEN);   /* with its extensions */
+			assert_int_equal(d.min_distance, 20);
+			assert_int_equal(d.max_distance, 12000);
+			assert_int_equal(d.type, 0);
+			assert_int_equal(d.id, 0);
+			assert_int_equal(d.orientation, 25);
+			assert_int_equal(d.covariance, 255);
+			assert_int_equal(d.current_distance, 12001);       /* no return */
+			assert_int_equal(d.signal_quality, 1);
+			assert_true((d.time_boot_ms - 1) % 50 == 0);   /* from the first report, at 1 ms */
+			if (d.time_boot_ms > 500 && d.time_boot_ms < 700)
+				in_dropout++;
+			n++;
+		}
+	}
+	assert_int_equal(in_dropout, 0);
+	assert_int_equal(n, 20 - 4);               /* 20 Hz over a second, less the dropout's */
+	/* Lower down, a reading of the beam's length in centimetres. */
+	world.st.pos_ned_m.z = -30.0;
+	for (int i = 0; i < 4; i++) {
+		sim_hil_frame(&hil, 25, &tx, NULL, NULL);
+		unsigned int k = parse_tx(f, SIM_HIL_TX_MSGS);
+		for (unsigned int j = 0; j < k; j++) {
+			if (f[j].msgid != MAVLINK_MSG_ID_DISTANCE_SENSOR)
+				continue;
+			struct mavlink_distance_sensor d;
+			mavlink_distance_sensor_unpack(mavlink_payload(&f[j]), f[j].len, &d);
+			if (d.signal_quality == 1)
+				continue;                  /* a dropout's 1 % */
+			assert_true(fabs(d.current_distance - 100.0 * world.rangefinder_pub.true_m) < 30.0);
+			assert_true(d.signal_quality > 50);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -535,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_sim_hil_multirotor_controls_are_its_motors),
 		cmocka_unit_test(test_sim_hil_link_loss_sends_nothing_and_takes_nothing),
 		cmocka_unit_test(test_sim_hil_same_seed_same_bytes),
+		cmocka_unit_test(test_sim_hil_rangefinder_sends_distance_sensor_at_20_hz),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,11 @@ static const char *const event_names[SIM_EV_COUNT] = {
 	[SIM_EV_LINK_LOSS] = "link_loss",
 	[SIM_EV_MOTOR_FAIL] = "motor_fail",
 	[SIM_EV_WIND] = "wind",
+	[SIM_EV_PITOT_BLOCK] = "pitot",
+	[SIM_EV_PITOT_WATER] = "pitot",
+	[SIM_EV_PITOT_OFF] = "pitot",
+	[SIM_EV_BARO_DRIFT] = "baro_drift",
+	[SIM_EV_MAG_CURRENT] = "mag_current",
 };
 
 static const char *const sensor_names[SIM_FS_COUNT] = {
@@ -40,6 +45,7 @@ static const char *const sensor_names[SIM_FS_COUNT] = {
 	[SIM_FS_AIRSPEED] = "airspeed",
 	[SIM_FS_GPS] = "gps",
 	[SIM_FS_BATTERY] = "battery",
+	[SIM_FS_RANGEFINDER] = "rangefinder",
 };
 
 const char *sim_event_name(enum sim_event_kind k)
@@ -102,7 +108,8 @@ static int sensor(const struct line_ctx *c, const char *w, enum sim_fault_sensor
 			return 0;
 		}
 	}
-	return fail(c, "unknown sensor '%s' (accel, gyro, imu, mag, baro, airspeed, gps, battery)", w);
+	return fail(c, "unknown sensor '%s' (accel, gyro, imu, mag, baro, airspeed, gps, battery, rangefinder)",
+		    w);
 }
 
 static int nargs(const struct line_ctx *c, const char *ev, int n, int lo, int hi, const char *usage)
@@ -159,9 +166,10 @@ static int parse_bias(const struct line_ctx *c, struct sim_event *e, char w[][WO
 	case SIM_FS_BARO:
 	case SIM_FS_AIRSPEED: break;
 	case SIM_FS_BATTERY: unit = "V"; break;
+	case SIM_FS_RANGEFINDER: unit = "m"; break;
 	default:
-		return fail(c, "bias: %s has no bias to step (accel, gyro, mag, baro, airspeed, battery)",
-			    w[0]);
+		return fail(c, "bias: %s has no bias to step (accel, gyro, mag, baro, airspeed, battery, "
+			    "rangefinder)", w[0]);
 	}
 	if (n - 1 != want)
 		return fail(c, "bias %s takes %d value%s in %s", w[0], want, want > 1 ? "s" : "", unit);
@@ -216,6 +224,43 @@ static int parse_event(const struct line_ctx *c, struct sim_event *e, char w[][W
 			return fail(c, "wind: speed '%s' is not 0-100 m/s", a[0]);
 		if (!number(a[1], &e->v[1]) || e->v[1] < -360.0 || e->v[1] > 360.0)
 			return fail(c, "wind: direction '%s' is not -360-360 degrees", a[1]);
+		return 0;
+	}
+	if (strcmp(ev, "pitot") == 0) {
+		static const char *const usage = "block DURATION [LEAK_TAU_S], water DURATION or off DURATION";
+		if (na < 2)
+			return fail(c, "pitot takes %s", usage);
+		if (strcmp(a[0], "block") == 0) {
+			e->kind = SIM_EV_PITOT_BLOCK;
+			if ((err = nargs(c, ev, na, 2, 3, usage)))
+				return err;
+			e->v[0] = 120.0;
+			if (na == 3 && (!number(a[2], &e->v[0]) || e->v[0] < 0.0 || e->v[0] > 1e6))
+				return fail(c, "pitot block: leak time constant '%s' is not 0-1e6 s", a[2]);
+		} else if (strcmp(a[0], "water") == 0 || strcmp(a[0], "off") == 0) {
+			e->kind = a[0][0] == 'w' ? SIM_EV_PITOT_WATER : SIM_EV_PITOT_OFF;
+			if ((err = nargs(c, ev, na, 2, 2, usage)))
+				return err;
+		} else {
+			return fail(c, "pitot: unknown failure '%s' (block, water, off)", a[0]);
+		}
+		return duration(c, a[1], &e->dur_s);
+	}
+	if (strcmp(ev, "baro_drift") == 0) {
+		e->kind = SIM_EV_BARO_DRIFT;
+		if ((err = nargs(c, ev, na, 1, 1, "HPA_PER_HOUR")))
+			return err;
+		if (!number(a[0], &e->v[0]) || fabs(e->v[0]) > 100.0)
+			return fail(c, "baro_drift: '%s' is not -100-100 hPa per hour", a[0]);
+		return 0;
+	}
+	if (strcmp(ev, "mag_current") == 0) {
+		e->kind = SIM_EV_MAG_CURRENT;
+		if ((err = nargs(c, ev, na, 3, 3, "X Y Z (mGauss per amp, body axes)")))
+			return err;
+		for (int i = 0; i < 3; i++)
+			if (!number(a[i], &e->v[i]) || fabs(e->v[i]) > 1e4)
+				return fail(c, "mag_current: '%s' is not -1e4-1e4 mGauss per amp", a[i]);
 		return 0;
 	}
 	static const struct {

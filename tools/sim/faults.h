@@ -17,11 +17,18 @@
  *	link_loss DUR                the HIL link carries nothing either way
  *	motor_fail DUR               the motor gives nothing
  *	wind SPEED FROM_DEG          the steady wind steps to SPEED m/s from FROM_DEG
+ *	pitot block DUR [TAU]        the pitot's port blocked: the reading holds, then creeps
+ *	                             as the trapped pressure leaks (time constant TAU s, 0 none)
+ *	pitot water DUR              water in the tube: a noisy, biased, intermittent reading
+ *	pitot off DUR                the tube off the sensor: it reads near zero
+ *	baro_drift HPA_PER_H         the weather's pressure changes at this rate from now
+ *	mag_current X Y Z            the compass's interference, mGauss per amp of motor
+ *	                             current in body axes, from now (0 0 0 ends it)
  *
  * DUR 0 means "to the end of the flight". SENSOR is one of accel, gyro, imu
- * (both), mag, baro, airspeed, gps, battery. bias takes x y z for accel
- * (m/s^2), gyro (deg/s) and mag (gauss), one value in Pa for baro and
- * airspeed, in V for battery. */
+ * (both), mag, baro, airspeed, gps, battery, rangefinder. bias takes x y z
+ * for accel (m/s^2), gyro (deg/s) and mag (gauss), one value in Pa for baro
+ * and airspeed, in V for battery, in m for rangefinder. */
 #ifndef FULMAR_SIM_FAULTS_H
 #define FULMAR_SIM_FAULTS_H
 
@@ -46,6 +53,11 @@ enum sim_event_kind {
 	SIM_EV_LINK_LOSS,
 	SIM_EV_MOTOR_FAIL,
 	SIM_EV_WIND,
+	SIM_EV_PITOT_BLOCK,
+	SIM_EV_PITOT_WATER,
+	SIM_EV_PITOT_OFF,
+	SIM_EV_BARO_DRIFT,
+	SIM_EV_MAG_CURRENT,
 	SIM_EV_COUNT
 };
 
@@ -59,6 +71,7 @@ enum sim_fault_sensor {
 	SIM_FS_AIRSPEED,
 	SIM_FS_GPS,
 	SIM_FS_BATTERY,
+	SIM_FS_RANGEFINDER,
 	SIM_FS_COUNT
 };
 
@@ -67,7 +80,8 @@ struct sim_event {
 	enum sim_event_kind kind;
 	enum sim_fault_sensor sensor;     /* freeze, dropout, bias */
 	double dur_s;                     /* 0 = to the end of the flight */
-	double v[3];                      /* glitch offset, bias, wind speed/from */
+	double v[3];                      /* glitch offset, bias, wind speed/from, pitot leak tau,
+					   * baro drift rate, mag interference gain */
 	uint16_t rc_pwm_us[SIM_RC_CHANNELS];  /* rc CH=PWM: 0 = channel unchanged */
 	char text[SIM_EVENT_TEXT];        /* canonical "EVENT ARGS", for the truth file */
 };

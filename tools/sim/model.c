@@ -796,22 +796,46 @@ static void aero(const struct sim_airframe *p, const struct sim_state *s,
 					   qbar_s * p->span_m * cyaw));
 }
 
+/* How far point pt (NED) is into the ground, and how fast it sinks into it.
+ * Flat ground (terrain NULL) is z = 0, as it always was, to the bit. On a
+ * field the ground is at z = -height; the reaction stays vertical and the
+ * friction horizontal (fine for the few degrees of a field's slope: the
+ * error is the slope's cosine), and the damper works on the rate the point
+ * goes into the surface, so that rolling along a slope is not braked. */
+static double ground_depth(const struct sim_terrain *terrain, struct v3 pt)
+{
+	if (!terrain)
+		return pt.z;
+	return pt.z + sim_terrain_height_m(terrain, pt.x, pt.y);
+}
+
+static double ground_sink(const struct sim_terrain *terrain, struct v3 pt, struct v3 vn)
+{
+	if (!terrain)
+		return vn.z;
+	double gn, ge;
+	sim_terrain_gradient(terrain, pt.x, pt.y, &gn, &ge);
+	return vn.z + gn * vn.x + ge * vn.y;
+}
+
 /* A wheel's strut and tyre (struct sim_wheel). The strut pushes along the
  * vertical as the contact points do; rolling resistance and the side force
  * act in the ground plane along and across the wheel's heading there. */
 static void wheel_force(const struct sim_wheel *wh, const struct sim_state *s, double rudder,
-			struct sim_forces *f)
+			const struct sim_terrain *terrain, struct sim_forces *f)
 {
 	struct v3 rb = wh->pos_body_m;
-	double depth = s->pos_ned_m.z + quat_rotate(s->att, rb).z;
+	struct v3 pt = v3_add(s->pos_ned_m, quat_rotate(s->att, rb));
+	double depth = ground_depth(terrain, pt);
 	if (depth <= 0.0)
 		return;
 	struct v3 vn = v3_add(s->vel_ned_m_s, quat_rotate(s->att, v3_cross(s->rate_body_rad_s, rb)));
-	double n = wh->k_n_m * depth + wh->c_n_s_m * vn.z;
+	double sink = ground_sink(terrain, pt, vn);
+	double n = wh->k_n_m * depth + wh->c_n_s_m * sink;
 	if (n < 0.0)
 		n = 0.0;
-	if (vn.z > f->sink_speed_max_m_s)
-		f->sink_speed_max_m_s = vn.z;
+	if (sink > f->sink_speed_max_m_s)
+		f->sink_speed_max_m_s = sink;
 	f->on_ground = true;
 	/* Right rudder turns the wheel's front left of the nose: the tail goes
 	 * left and the nose right. */
@@ -860,12 +884,14 @@ static struct v3 held_friction(const struct sim_airframe *p, const struct sim_st
 /* After a step: a point that has touched is anchored where it is; one whose
  * spring pulls harder than mu times its load slides, its anchor dragged
  * along to the spring's reach; one in the air lets go. */
-static void move_anchors(const struct sim_airframe *p, struct sim_state *s)
+static void move_anchors(const struct sim_airframe *p, struct sim_state *s,
+			 const struct sim_terrain *terrain)
 {
 	for (int i = 0; i < p->n_contacts; i++) {
 		struct v3 rb = p->contact_body_m[i];
 		struct v3 pt = v3_add(s->pos_ned_m, quat_rotate(s->att, rb));
-		if (pt.z <= 0.0) {
+		double depth = ground_depth(terrain, pt);
+		if (depth <= 0.0) {
 			s->anchored[i] = false;
 			continue;
 		}
@@ -875,7 +901,7 @@ static void move_anchors(const struct sim_airframe *p, struct sim_state *s)
 			continue;
 		}
 		struct v3 vn = v3_add(s->vel_ned_m_s, quat_rotate(s->att, v3_cross(s->rate_body_rad_s, rb)));
-		double n = p->ground_k_n_m * pt.z + p->ground_c_n_s_m * vn.z;
+		double n = p->ground_k_n_m * depth + p->ground_c_n_s_m * ground_sink(terrain, pt, vn);
 		double mu = s->dig[i] ? p->ground_mu_dig : p->ground_mu;
 		double reach = (n > 0.0 ? mu * n : 0.0) / p->ground_kt_n_m;
 		double dx = pt.x - s->anchor_ned_m[i].x, dy = pt.y - s->anchor_ned_m[i].y;
@@ -888,22 +914,23 @@ static void move_anchors(const struct sim_airframe *p, struct sim_state *s)
 }
 
 static void ground(const struct sim_airframe *p, const struct sim_state *s,
-		   const struct sim_controls *u, struct sim_forces *f)
+		   const struct sim_controls *u, const struct sim_terrain *terrain, struct sim_forces *f)
 {
 	f->on_ground = false;
 	f->sink_speed_max_m_s = 0.0;
 	for (int i = 0; i < p->n_contacts; i++) {
 		struct v3 rb = p->contact_body_m[i];
 		struct v3 rn = quat_rotate(s->att, rb);
-		double depth = s->pos_ned_m.z + rn.z;    /* ground is z = 0 */
+		double depth = ground_depth(terrain, v3_add(s->pos_ned_m, rn));
 		if (depth <= 0.0)
 			continue;
 		struct v3 vn = v3_add(s->vel_ned_m_s, quat_rotate(s->att, v3_cross(s->rate_body_rad_s, rb)));
-		double n = p->ground_k_n_m * depth + p->ground_c_n_s_m * vn.z;
+		double sink = ground_sink(terrain, v3_add(s->pos_ned_m, rn), vn);
+		double n = p->ground_k_n_m * depth + p->ground_c_n_s_m * sink;
 		if (n < 0.0)
 			n = 0.0;     /* the ground pushes, never pulls */
-		if (vn.z > f->sink_speed_max_m_s)
-			f->sink_speed_max_m_s = vn.z;
+		if (sink > f->sink_speed_max_m_s)
+			f->sink_speed_max_m_s = sink;
 		f->on_ground = true;
 		double mu = s->dig[i] ? p->ground_mu_dig : p->ground_mu;
 		struct v3 fn;
@@ -921,15 +948,22 @@ static void ground(const struct sim_airframe *p, const struct sim_state *s,
 		f->moment_body_nm = v3_add(f->moment_body_nm, v3_cross(rb, fb));
 	}
 	for (int i = 0; i < p->n_wheels; i++)
-		wheel_force(&p->wheel[i], s, u->rudder, f);
+		wheel_force(&p->wheel[i], s, u->rudder, terrain, f);
+}
+
+static void forces_eval(const struct sim_airframe *p, const struct sim_state *s,
+			const struct sim_controls *u, const struct sim_env *env,
+			const struct sim_terrain *terrain, struct sim_forces *out)
+{
+	memset(out, 0, sizeof(*out));
+	aero(p, s, u, env, out);
+	ground(p, s, u, terrain, out);
 }
 
 void sim_forces_eval(const struct sim_airframe *p, const struct sim_state *s,
 		     const struct sim_controls *u, const struct sim_env *env, struct sim_forces *out)
 {
-	memset(out, 0, sizeof(*out));
-	aero(p, s, u, env, out);
-	ground(p, s, u, out);
+	forces_eval(p, s, u, env, NULL, out);
 }
 
 struct body_deriv {
@@ -939,10 +973,11 @@ struct body_deriv {
 };
 
 static void derivative(const struct sim_airframe *p, const struct sim_state *s,
-		       const struct sim_controls *u, const struct sim_env *env, struct body_deriv *d)
+		       const struct sim_controls *u, const struct sim_env *env,
+		       const struct sim_terrain *terrain, struct body_deriv *d)
 {
 	struct sim_forces f;
-	sim_forces_eval(p, s, u, env, &f);
+	forces_eval(p, s, u, env, terrain, &f);
 	d->dpos = s->vel_ned_m_s;
 	d->dvel = v3_add(quat_rotate(s->att, v3_scale(f.force_body_n, 1.0 / p->mass_kg)),
 			 v3_make(0, 0, SIM_G0_M_S2));
@@ -972,16 +1007,23 @@ static struct sim_state advance(const struct sim_state *s, const struct body_der
 void sim_model_step(const struct sim_airframe *p, struct sim_state *s,
 		    const struct sim_controls *u, const struct sim_env *env, double dt_s)
 {
+	sim_model_step_terrain(p, s, u, env, NULL, dt_s);
+}
+
+void sim_model_step_terrain(const struct sim_airframe *p, struct sim_state *s,
+			    const struct sim_controls *u, const struct sim_env *env,
+			    const struct sim_terrain *terrain, double dt_s)
+{
 	if (p->n_rotors > 0)
 		spin_motors(p, s, env->density_kg_m3, dt_s);
 	struct body_deriv k1, k2, k3, k4;
-	derivative(p, s, u, env, &k1);
+	derivative(p, s, u, env, terrain, &k1);
 	struct sim_state s2 = advance(s, &k1, 0.5 * dt_s);
-	derivative(p, &s2, u, env, &k2);
+	derivative(p, &s2, u, env, terrain, &k2);
 	struct sim_state s3 = advance(s, &k2, 0.5 * dt_s);
-	derivative(p, &s3, u, env, &k3);
+	derivative(p, &s3, u, env, terrain, &k3);
 	struct sim_state s4 = advance(s, &k3, dt_s);
-	derivative(p, &s4, u, env, &k4);
+	derivative(p, &s4, u, env, terrain, &k4);
 
 	double h6 = dt_s / 6.0;
 	s->pos_ned_m = v3_madd(s->pos_ned_m,
@@ -999,7 +1041,7 @@ void sim_model_step(const struct sim_airframe *p, struct sim_state *s,
 
 	/* Outputs at the end of the step; the battery follows the current drawn. */
 	struct sim_forces f;
-	sim_forces_eval(p, s, u, env, &f);
+	forces_eval(p, s, u, env, terrain, &f);
 	s->accel_body_m_s2 = v3_scale(f.force_body_n, 1.0 / p->mass_kg);
 	s->airspeed_m_s = f.airspeed_m_s;
 	s->alpha_rad = f.alpha_rad;
@@ -1017,7 +1059,7 @@ void sim_model_step(const struct sim_airframe *p, struct sim_state *s,
 	/* A point that hits hard digs into the turf and stays dug in. */
 	for (int i = 0; i < p->n_contacts; i++) {
 		struct v3 rb = p->contact_body_m[i];
-		if (s->pos_ned_m.z + quat_rotate(s->att, rb).z <= 0.0)
+		if (ground_depth(terrain, v3_add(s->pos_ned_m, quat_rotate(s->att, rb))) <= 0.0)
 			continue;
 		if ((p->contact_crash_mask >> i & 1u) && !s->crashed) {
 			s->crashed = true;
@@ -1028,7 +1070,7 @@ void sim_model_step(const struct sim_airframe *p, struct sim_state *s,
 			s->dig[i] = true;
 	}
 	if (p->ground_kt_n_m > 0.0)
-		move_anchors(p, s);
+		move_anchors(p, s, terrain);
 }
 
 /* ---- trim ---- */

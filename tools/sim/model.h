@@ -17,6 +17,7 @@
 #include <stdbool.h>
 
 #include "sim_math.h"
+#include "terrain.h"
 
 #define SIM_WHEELS_MAX 3
 #define SIM_ROTORS_MAX 8
@@ -253,6 +254,11 @@ double sim_rotor_steady_rad_s(const struct sim_airframe *p, double rho, double v
  * then are held over the step). */
 void sim_model_step(const struct sim_airframe *p, struct sim_state *s,
 		    const struct sim_controls *u, const struct sim_env *env, double dt_s);
+/* The same over a field (terrain.h): the ground contact on its surface;
+ * terrain NULL is sim_model_step's flat ground, to the bit. */
+void sim_model_step_terrain(const struct sim_airframe *p, struct sim_state *s,
+			    const struct sim_controls *u, const struct sim_env *env,
+			    const struct sim_terrain *terrain, double dt_s);
 
 struct sim_trim {
 	double alpha_rad;

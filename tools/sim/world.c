@@ -37,6 +37,16 @@ void sim_world_config_default(struct sim_world_config *c)
 	 * spans the airframe's travel: the deflection every pulse width had when
 	 * the wire carried (pwm - 1500) / 500 (docs/hil.md). */
 	c->surface_throw = 0.8;
+	/* Off until asked for; the figures they take when they are on. */
+	sim_terrain_default(&c->terrain);
+	sim_rangefinder_config_for(SIM_RANGEFINDER_NONE, &c->rangefinder);
+	/* The MS5611's error band after an autozero at one pressure (TE
+	 * MS5611-01BA03 datasheet: +-2.5 mbar over -20..85 C) allows up to
+	 * 2.4 Pa/K; 1.5 Pa/K is taken, on a board that warms 12 K over its
+	 * first minutes (an estimate: time constant 300 s). */
+	c->baro_temp_pa_k = 1.5;
+	c->baro_warm_k = 12.0;
+	c->baro_warm_tau_s = 300.0;
 }
 
 static bool timeline_has_throw(const struct sim_timeline *tl)
@@ -45,6 +55,12 @@ static bool timeline_has_throw(const struct sim_timeline *tl)
 		if (tl->ev[i].kind == SIM_EV_THROW)
 			return true;
 	return false;
+}
+
+/* The field, or NULL: flat ground at home's height, as before there were fields. */
+static const struct sim_terrain *terrain_of(const struct sim_world *w)
+{
+	return w->cfg.terrain_on ? &w->cfg.terrain : NULL;
 }
 
 static struct quat held_attitude(const struct sim_world *w, double pitch_rad)
@@ -62,7 +78,7 @@ static void settle_on_the_ground(struct sim_world *w)
 	struct sim_env env = { v3_make(0, 0, 0), a.density_kg_m3 };
 	struct sim_controls off = { 0.0, 0.0, 0.0, 0.0 };
 	for (int i = 0; i < 2000; i++)
-		sim_model_step(&w->cfg.airframe, &w->st, &off, &env, 0.001);
+		sim_model_step_terrain(&w->cfg.airframe, &w->st, &off, &env, terrain_of(w), 0.001);
 	w->st.t_s = 0.0;
 	w->st.batt_used_ah = 0.0;
 	w->st.impact_speed_max_m_s = 0.0;
@@ -111,6 +127,16 @@ int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 		return -EINVAL;
 	if (cfg->air_start && cfg->airframe.n_rotors > 0)
 		return -EINVAL;
+	if (cfg->terrain_on) {
+		const struct sim_terrain *t = &cfg->terrain;
+		if (!(isfinite(t->field_alt_m) && fabs(t->field_alt_m) <= 100.0 && t->radius_m > 0.0 &&
+		      t->bank_m >= 0.0 && fabs(t->slope_deg) <= 15.0 && isfinite(t->slope_towards_deg) &&
+		      isfinite(t->field_n_m) && isfinite(t->field_e_m)))
+			return -EINVAL;
+		/* Home, where the aircraft arms, stays on its ground. */
+		if (!cfg->air_start && sim_terrain_height_m(t, 0.0, 0.0) != 0.0)
+			return -EINVAL;
+	}
 	memset(w, 0, sizeof(*w));
 	w->cfg = *cfg;
 	w->tl = tl;
@@ -165,6 +191,34 @@ int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 	w->rc_pwm_us[2] = 1000;
 	w->rc_pwm_us[cfg->rc_mode_channel - 1] = cfg->rc_mode_pwm_us;
 	w->rc_on = true;
+
+	/* A world that is not kind: only what is asked for. Its streams are
+	 * its own, so that the sensors' draws stay what they were. */
+	if (cfg->terrain_on)
+		w->truth_cols |= SIM_TRUTH_GROUND;
+	if (cfg->rangefinder.kind != SIM_RANGEFINDER_NONE) {
+		sim_rangefinder_init(&w->rangefinder, &cfg->rangefinder, cfg->seed);
+		w->rangefinder_pub.true_m = w->rangefinder_pub.distance_m = -1.0;
+		w->truth_cols |= SIM_TRUTH_GROUND | SIM_TRUTH_RANGE;
+	}
+	sim_rng_init(&w->rng_pitot, cfg->seed, 0x7069746full);   /* "pito" */
+	w->baro_drifts = cfg->baro_drift_on;
+	w->baro_weather_pa_s = cfg->baro_weather_hpa_h * 100.0 / 3600.0;
+	w->mag_gain_mgauss_a = cfg->mag_current_mgauss_a;
+	if (cfg->baro_drift_on)
+		w->truth_cols |= SIM_TRUTH_BARO;
+	if (v3_norm(cfg->mag_current_mgauss_a) > 0.0)
+		w->truth_cols |= SIM_TRUTH_MAG;
+	for (unsigned int i = 0; tl && i < tl->count; i++) {
+		switch (tl->ev[i].kind) {
+		case SIM_EV_BARO_DRIFT: w->truth_cols |= SIM_TRUTH_BARO; break;
+		case SIM_EV_MAG_CURRENT: w->truth_cols |= SIM_TRUTH_MAG; break;
+		case SIM_EV_PITOT_BLOCK:
+		case SIM_EV_PITOT_WATER:
+		case SIM_EV_PITOT_OFF: w->truth_cols |= SIM_TRUTH_PITOT; break;
+		default: break;
+		}
+	}
 	return 0;
 }
 
@@ -194,6 +248,16 @@ const char *sim_phase_name(enum sim_phase p)
 struct sim_lla sim_world_lla(const struct sim_world *w)
 {
 	return sim_ned_to_lla(&w->cfg.home, w->st.pos_ned_m);
+}
+
+double sim_world_ground_m(const struct sim_world *w)
+{
+	return sim_terrain_height_m(terrain_of(w), w->st.pos_ned_m.x, w->st.pos_ned_m.y);
+}
+
+double sim_world_agl_m(const struct sim_world *w)
+{
+	return -w->st.pos_ned_m.z - sim_world_ground_m(w);
 }
 
 static double clampd(double x, double lo, double hi)
@@ -291,6 +355,13 @@ static void per_sensor(uint64_t *table, enum sim_fault_sensor s, uint64_t until_
 	}
 }
 
+/* The weather's pressure change up to t_us at the present rate. */
+static void weather_to(struct sim_world *w, uint64_t t_us)
+{
+	w->baro_weather_pa += w->baro_weather_pa_s * (double)(t_us - w->baro_weather_t_us) * 1e-6;
+	w->baro_weather_t_us = t_us;
+}
+
 static void apply_event(struct sim_world *w, const struct sim_event *e, uint64_t t_us,
 			struct sim_step_out *out)
 {
@@ -331,8 +402,28 @@ static void apply_event(struct sim_world *w, const struct sim_event *e, uint64_t
 		case SIM_FS_BARO: f->baro_bias_pa = e->v[0]; break;
 		case SIM_FS_AIRSPEED: f->airspeed_bias_pa = e->v[0]; break;
 		case SIM_FS_BATTERY: f->batt_bias_v = e->v[0]; break;
+		case SIM_FS_RANGEFINDER: f->rangefinder_bias_m = e->v[0]; break;
 		default: break;
 		}
+		break;
+	case SIM_EV_PITOT_BLOCK:
+	case SIM_EV_PITOT_WATER:
+	case SIM_EV_PITOT_OFF:
+		f->pitot = e->kind;
+		f->pitot_until_us = until(e);
+		f->pitot_tau_s = e->v[0];
+		/* A port blocks on the pressure it holds now: the last reading's. */
+		w->pitot_trapped_pa = w->atm.pressure_pa + w->pub.airspeed.diff_pressure_pa;
+		w->pitot_slug = false;
+		w->pitot_last_us = t_us;
+		break;
+	case SIM_EV_BARO_DRIFT:
+		weather_to(w, t_us);             /* the old rate up to now */
+		w->baro_drifts = true;
+		w->baro_weather_pa_s = e->v[0] * 100.0 / 3600.0;
+		break;
+	case SIM_EV_MAG_CURRENT:
+		w->mag_gain_mgauss_a = v3_make(e->v[0], e->v[1], e->v[2]);
 		break;
 	case SIM_EV_LINK_LOSS: f->link_loss_until_us = until(e); break;
 	case SIM_EV_MOTOR_FAIL: f->motor_fail_until_us = until(e); break;
@@ -364,6 +455,12 @@ static void events_and_faults(struct sim_world *w, uint64_t t_us, struct sim_ste
 	expire(&f->gps_glitch_until_us, t_us, "gps_glitch", "", out);
 	expire(&f->link_loss_until_us, t_us, "link_loss", "", out);
 	expire(&f->motor_fail_until_us, t_us, "motor_fail", "", out);
+	if (f->pitot && t_us >= f->pitot_until_us) {
+		note(out, t_us, "pitot %s end",
+		     f->pitot == SIM_EV_PITOT_BLOCK ? "block" : f->pitot == SIM_EV_PITOT_WATER ? "water" : "off");
+		f->pitot = 0;
+		f->pitot_until_us = 0;
+	}
 	for (int s = 1; s < SIM_FS_COUNT; s++) {
 		expire(&f->freeze_until_us[s], t_us, "freeze", sim_fault_sensor_name((enum sim_fault_sensor)s), out);
 		expire(&f->dropout_until_us[s], t_us, "dropout", sim_fault_sensor_name((enum sim_fault_sensor)s), out);
@@ -446,6 +543,8 @@ static void physics(struct sim_world *w, uint64_t t_us)
 	double dt = (double)w->dt_us * 1e-6;
 	double agl = -w->st.pos_ned_m.z;
 	sim_atmos_isa(w->cfg.home.alt_m + agl, 0.0, &w->atm);
+	if (w->cfg.terrain_on)
+		agl = sim_world_agl_m(w);        /* the wind's boundary layer follows the ground */
 	w->wind_ned_m_s = sim_wind_step(&w->wind, dt, agl, w->st.airspeed_m_s);
 	struct sim_env env = { w->wind_ned_m_s, w->atm.density_kg_m3 };
 	w->applied = w->commanded;
@@ -461,7 +560,7 @@ static void physics(struct sim_world *w, uint64_t t_us)
 	if (w->mode == SIM_PHASE_HELD || w->mode == SIM_PHASE_THROW)
 		hand_step(w, &env, dt, t_us);
 	else
-		sim_model_step(&w->cfg.airframe, &w->st, &w->applied, &env, dt);
+		sim_model_step_terrain(&w->cfg.airframe, &w->st, &w->applied, &env, terrain_of(w), dt);
 	if (w->ground_held && w->armed)
 		w->ground_held = false;          /* let go: from this step on it is free */
 	if (w->ground_held) {
@@ -522,6 +621,70 @@ static void gps_through_faults(struct sim_world *w, const struct sim_gps_sample 
 	}
 }
 
+/* The compass's interference from the current in the power leads: a field
+ * in body axes that grows with the battery's current (ArduPilot's
+ * compassmot measures the same per amp). */
+static void mag_interference(struct sim_world *w, struct sim_mag_sample *mag)
+{
+	if (!(w->truth_cols & SIM_TRUTH_MAG))
+		return;                          /* no interference asked for: the reading as it was */
+	w->mag_int_gauss = v3_scale(w->mag_gain_mgauss_a, 1e-3 * w->st.batt_current_a);
+	mag->field_gauss = v3_add(mag->field_gauss, w->mag_int_gauss);
+}
+
+/* The barometer's drift: the weather's pressure change (it moves the
+ * reading, not the air the aircraft flies in: a few hPa are a few tenths of
+ * a per cent of its density) and the error of a sensor warming after
+ * power-on. docs/simulator.md, "The barometer's drift". */
+static void baro_drift(struct sim_world *w, struct sim_baro_sample *b, uint64_t t_us)
+{
+	if (!w->baro_drifts)
+		return;
+	weather_to(w, t_us);
+	double warm = 0.0;
+	if (w->cfg.baro_drift_on && w->cfg.baro_warm_tau_s > 0.0)
+		warm = w->cfg.baro_warm_k * (1.0 - exp(-(double)t_us * 1e-6 / w->cfg.baro_warm_tau_s));
+	w->baro_err_pa = w->baro_weather_pa + w->cfg.baro_temp_pa_k * warm;
+	b->pressure_pa += w->baro_err_pa;
+	b->temp_c += warm;
+}
+
+/* A pitot that fails as pitots do (docs/simulator.md, "The pitot's failures"). */
+static void pitot_failure(struct sim_world *w, struct sim_airspeed_sample *a, uint64_t t_us)
+{
+	const struct sim_faults_active *f = &w->f;
+	double p_static = w->atm.pressure_pa, dt = (double)(t_us - w->pitot_last_us) * 1e-6;
+	w->pitot_last_us = t_us;
+	double noise = w->cfg.sensors.airspeed_noise_pa * sim_rng_gauss(&w->rng_pitot);
+	double dp;
+	switch (f->pitot) {
+	case SIM_EV_PITOT_BLOCK:
+		/* The pressure trapped in the tube against the static port's: it
+		 * holds while the static pressure holds (rises in a climb, falls
+		 * in a descent) and leaks towards the static pressure. */
+		if (f->pitot_tau_s > 0.0)
+			w->pitot_trapped_pa += (p_static - w->pitot_trapped_pa) * (1.0 - exp(-dt / f->pitot_tau_s));
+		dp = w->pitot_trapped_pa - p_static + noise;
+		break;
+	case SIM_EV_PITOT_WATER: {
+		/* Water in the tube: it damps and lowers the pressure that gets
+		 * through, bubbles through noisily, and a slug now and then
+		 * closes it (about 0.2 s every second or so). */
+		double u = sim_rng_uniform(&w->rng_pitot);
+		w->pitot_slug = w->pitot_slug ? u >= 0.1 : u < 0.02;
+		double g = sim_rng_gauss(&w->rng_pitot);
+		dp = w->pitot_slug ? 0.1 * a->diff_pressure_pa + 3.0 * g : 0.7 * a->diff_pressure_pa + 15.0 * g;
+		break;
+	}
+	default:
+		/* Off: both sides of the sensor see the cabin's pressure. */
+		dp = noise;
+		break;
+	}
+	a->diff_pressure_pa = dp;
+	a->ias_m_s = dp > 0.0 ? sqrt(2.0 * dp / SIM_RHO0_KG_M3) : 0.0;
+}
+
 static void sensors(struct sim_world *w, uint64_t t_us, struct sim_step_out *out)
 {
 	const struct sim_faults_active *f = &w->f;
@@ -543,6 +706,8 @@ static void sensors(struct sim_world *w, uint64_t t_us, struct sim_step_out *out
 			out->fresh |= SIM_OUT_GYRO;
 		}
 	}
+	if (m & SIM_SENS_MAG)
+		mag_interference(w, &raw.mag);
 	if ((m & SIM_SENS_MAG) && !DROPPED(SIM_FS_MAG)) {
 		if (!FROZEN(SIM_FS_MAG)) {
 			pub->mag = raw.mag;
@@ -550,6 +715,8 @@ static void sensors(struct sim_world *w, uint64_t t_us, struct sim_step_out *out
 		}
 		out->fresh |= SIM_OUT_MAG;
 	}
+	if (m & SIM_SENS_BARO)
+		baro_drift(w, &raw.baro, t_us);
 	if ((m & SIM_SENS_BARO) && !DROPPED(SIM_FS_BARO)) {
 		if (!FROZEN(SIM_FS_BARO)) {
 			pub->baro = raw.baro;
@@ -557,6 +724,8 @@ static void sensors(struct sim_world *w, uint64_t t_us, struct sim_step_out *out
 		}
 		out->fresh |= SIM_OUT_BARO;
 	}
+	if ((m & SIM_SENS_AIRSPEED) && active(f->pitot_until_us, t_us))
+		pitot_failure(w, &raw.airspeed, t_us);
 	if ((m & SIM_SENS_AIRSPEED) && !DROPPED(SIM_FS_AIRSPEED)) {
 		if (!FROZEN(SIM_FS_AIRSPEED)) {
 			pub->airspeed = raw.airspeed;
@@ -577,6 +746,21 @@ static void sensors(struct sim_world *w, uint64_t t_us, struct sim_step_out *out
 		}
 		pub->batt.t_us = t_us;
 		out->fresh |= SIM_OUT_BATT;
+	}
+	/* The rangefinder is read with the other slow sensors, at a report. */
+	struct sim_rangefinder_reading rr;
+	if (w->cfg.rangefinder.kind != SIM_RANGEFINDER_NONE && out->report &&
+	    sim_rangefinder_step(&w->rangefinder, terrain_of(w), w->st.pos_ned_m, w->st.att, t_us, &rr) &&
+	    !DROPPED(SIM_FS_RANGEFINDER)) {
+		if (FROZEN(SIM_FS_RANGEFINDER)) {
+			w->rangefinder_pub.t_us = t_us;
+			w->rangefinder_pub.true_m = rr.true_m;
+		} else {
+			if (rr.valid)
+				rr.distance_m += f->rangefinder_bias_m;
+			w->rangefinder_pub = rr;
+		}
+		out->fresh |= SIM_OUT_RANGE;
 	}
 #undef DROPPED
 #undef FROZEN
@@ -633,6 +817,17 @@ int sim_truth_csv_header(const struct sim_world *w, char *buf, size_t len)
 		append(buf, len, &off, "motor%d,", i + 1);
 	for (int i = 0; i < w->cfg.airframe.n_rotors; i++)
 		append(buf, len, &off, "motor%d_rad_s,", i + 1);
+	unsigned int c = w->truth_cols;
+	if (c & SIM_TRUTH_GROUND)
+		append(buf, len, &off, "ground_m,agl_m,");
+	if (c & SIM_TRUTH_RANGE)
+		append(buf, len, &off, "rangefinder_true_m,rangefinder_m,");
+	if (c & SIM_TRUTH_BARO)
+		append(buf, len, &off, "baro_err_pa,baro_err_m,");
+	if (c & SIM_TRUTH_MAG)
+		append(buf, len, &off, "mag_int_x_mgauss,mag_int_y_mgauss,mag_int_z_mgauss,");
+	if (c & SIM_TRUTH_PITOT)
+		append(buf, len, &off, "pitot_dp_pa,pitot_ias_m_s,");
 	append(buf, len, &off, "events\n");
 	return (int)off;
 }
@@ -664,6 +859,25 @@ int sim_truth_csv_row(const struct sim_world *w, const char *events, char *buf, 
 		append(buf, len, &off, "%.4f,", w->motor_out[i]);
 	for (int i = 0; i < w->cfg.airframe.n_rotors; i++)
 		append(buf, len, &off, "%.1f,", s->motor_rad_s[i]);
+	unsigned int c = w->truth_cols;
+	if (c & SIM_TRUTH_GROUND)
+		append(buf, len, &off, "%.3f,%.3f,", sim_world_ground_m(w), sim_world_agl_m(w));
+	if (c & SIM_TRUTH_RANGE) {
+		/* The reading as sent: none (-1) without a return or while dropped out. */
+		bool sent = w->rangefinder_pub.valid &&
+			    !active(w->f.dropout_until_us[SIM_FS_RANGEFINDER], sim_world_time_us(w));
+		append(buf, len, &off, "%.3f,%.3f,", w->rangefinder_pub.true_m,
+		       sent ? w->rangefinder_pub.distance_m : -1.0);
+	}
+	if (c & SIM_TRUTH_BARO)
+		/* The height the drift makes the barometer read above the truth. */
+		append(buf, len, &off, "%.2f,%.3f,", w->baro_err_pa,
+		       -w->baro_err_pa / (w->atm.density_kg_m3 * SIM_G0_M_S2));
+	if (c & SIM_TRUTH_MAG)
+		append(buf, len, &off, "%.2f,%.2f,%.2f,", w->mag_int_gauss.x * 1e3, w->mag_int_gauss.y * 1e3,
+		       w->mag_int_gauss.z * 1e3);
+	if (c & SIM_TRUTH_PITOT)
+		append(buf, len, &off, "%.2f,%.3f,", w->pub.airspeed.diff_pressure_pa, w->pub.airspeed.ias_m_s);
 	/* Room for the newline and the terminator, events or not. */
 	if (off + 2 > len)
 		return (int)off + 2;

@@ -21,7 +21,9 @@
 #include "faults.h"
 #include "geo.h"
 #include "model.h"
+#include "rangefinder.h"
 #include "sensors.h"
+#include "terrain.h"
 
 #define SIM_ACTUATORS 16
 
@@ -93,6 +95,20 @@ struct sim_world_config {
 	/* A surface's deflection for a control of +-1 (the autopilot's servo at its
 	 * MIN or MAX), as a fraction of the airframe's travel (aileron_max_rad...). */
 	double surface_throw;
+	/* A world that is not kind (docs/simulator.md): each off by default,
+	 * and while off nothing of it is drawn, sent or written. */
+	bool terrain_on;                     /* a field (terrain.h); it must leave the start spot on home's ground */
+	struct sim_terrain terrain;
+	struct sim_rangefinder_config rangefinder;   /* kind SIM_RANGEFINDER_NONE: none */
+	/* The barometer's drift: the weather's pressure changing at
+	 * baro_weather_hpa_h, and the sensor's error growing by baro_temp_pa_k
+	 * per kelvin as the board warms by baro_warm_k after power-on, with
+	 * the time constant baro_warm_tau_s. */
+	bool baro_drift_on;
+	double baro_weather_hpa_h, baro_temp_pa_k, baro_warm_k, baro_warm_tau_s;
+	/* The compass's interference from the motor current, mGauss per amp in
+	 * body axes (0: none). */
+	struct v3 mag_current_mgauss_a;
 };
 
 /* Out of a step: what is new. */
@@ -106,6 +122,7 @@ enum sim_out_bits {
 	SIM_OUT_BATT = 1u << 6,
 	SIM_OUT_RC = 1u << 7,
 	SIM_OUT_STATE = 1u << 8,
+	SIM_OUT_RANGE = 1u << 9,             /* a rangefinder reading (DISTANCE_SENSOR) */
 };
 
 struct sim_step_out {
@@ -126,7 +143,20 @@ struct sim_faults_active {
 	uint64_t freeze_until_us[SIM_FS_COUNT], dropout_until_us[SIM_FS_COUNT];
 	uint64_t rc_loss_until_us, link_loss_until_us, motor_fail_until_us;
 	struct v3 accel_bias_m_s2, gyro_bias_rad_s, mag_bias_gauss;
-	double baro_bias_pa, airspeed_bias_pa, batt_bias_v;
+	double baro_bias_pa, airspeed_bias_pa, batt_bias_v, rangefinder_bias_m;
+	/* the pitot's failure (one at a time) and until when */
+	enum sim_event_kind pitot;           /* SIM_EV_PITOT_BLOCK, _WATER, _OFF, or 0 */
+	uint64_t pitot_until_us;
+	double pitot_tau_s;                  /* a blocked port's leak */
+};
+
+/* Extra ground-truth columns, each there only when its part of the world is on. */
+enum sim_truth_cols {
+	SIM_TRUTH_GROUND = 1u << 0,          /* ground_m, agl_m */
+	SIM_TRUTH_RANGE = 1u << 1,           /* rangefinder_true_m, rangefinder_m */
+	SIM_TRUTH_BARO = 1u << 2,            /* baro_err_pa, baro_err_m */
+	SIM_TRUTH_MAG = 1u << 3,             /* mag_int_x_mgauss ... */
+	SIM_TRUTH_PITOT = 1u << 4,           /* pitot_dp_pa, pitot_ias_m_s */
 };
 
 struct sim_world {
@@ -164,6 +194,18 @@ struct sim_world {
 	/* published sensor values (hold their last value) and the last raw samples */
 	struct sim_sensor_out pub;
 	bool gps_have_fix;
+	/* a world that is not kind */
+	unsigned int truth_cols;             /* enum sim_truth_cols */
+	struct sim_rangefinder rangefinder;
+	struct sim_rangefinder_reading rangefinder_pub;  /* the last reading published */
+	bool baro_drifts;                    /* the option, or a baro_drift event has come */
+	double baro_weather_pa, baro_weather_pa_s, baro_err_pa;
+	uint64_t baro_weather_t_us;
+	struct v3 mag_gain_mgauss_a, mag_int_gauss;
+	struct sim_rng rng_pitot;            /* water in the tube */
+	double pitot_trapped_pa;             /* a blocked port's pressure */
+	bool pitot_slug;                     /* water over the port now */
+	uint64_t pitot_last_us;
 };
 
 void sim_world_config_default(struct sim_world_config *c);
@@ -178,7 +220,10 @@ void sim_world_config_default(struct sim_world_config *c);
  * imu_hz, or the time-line throws an
  * airframe that is not hand-launched or one that starts in the air, or the
  * air start's height or speed is not positive and finite, or a multirotor
- * is to start in the air (it would fall: its motors are off until armed). */
+ * is to start in the air (it would fall: its motors are off until armed), or
+ * a field (terrain_on) is out of its bounds (height within 100 m, slope
+ * within 15 degrees, a radius) or, but for an air start, covers the start
+ * spot: home, where the aircraft arms, stays on its ground. */
 int sim_world_init(struct sim_world *w, const struct sim_world_config *cfg,
 		   const struct sim_timeline *tl);
 
@@ -205,6 +250,10 @@ enum sim_phase sim_world_phase(const struct sim_world *w);
 const char *sim_phase_name(enum sim_phase p);
 /* Geodetic position of the aircraft. */
 struct sim_lla sim_world_lla(const struct sim_world *w);
+/* The ground's height above home's ground under the aircraft, and the
+ * aircraft's (its centre of gravity's) height above that ground. */
+double sim_world_ground_m(const struct sim_world *w);
+double sim_world_agl_m(const struct sim_world *w);
 
 /* Ground truth as CSV (the format in docs/simulator.md): the header line, and
  * one row of the world's present state with events (a ';'-separated list,

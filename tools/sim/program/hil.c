@@ -154,6 +154,30 @@ static void send_state(struct sim_hil *h, struct sim_hil_tx *tx, uint64_t t_us)
 	emit(h, tx, MAVLINK_MSG_ID_HIL_STATE_QUATERNION, p);
 }
 
+/* The rangefinder's reading (docs/hil.md, "DISTANCE_SENSOR"): no return
+ * reads one centimetre past max_distance. */
+static void send_distance(struct sim_hil *h, struct sim_hil_tx *tx, uint64_t t_us)
+{
+	const struct sim_rangefinder_reading *r = &h->world->rangefinder_pub;
+	const struct sim_rangefinder_config *c = &h->world->cfg.rangefinder;
+	struct mavlink_distance_sensor m;
+	uint8_t p[MAVLINK_MSG_DISTANCE_SENSOR_MAX_LEN];
+	memset(&m, 0, sizeof(m));
+	m.time_boot_ms = (uint32_t)(t_us / 1000u);
+	m.min_distance = sat_u16(c->min_m * 100.0, UINT16_MAX - 1);
+	m.max_distance = sat_u16(c->max_m * 100.0, UINT16_MAX - 1);
+	m.current_distance = r->valid ? sat_u16(r->distance_m * 100.0, m.max_distance)
+				      : (uint16_t)(m.max_distance + 1u);
+	m.type = 0;                /* MAV_DISTANCE_SENSOR_LASER */
+	m.id = 0;
+	m.orientation = 25;        /* MAV_SENSOR_ROTATION_PITCH_270: downward */
+	m.covariance = UINT8_MAX;  /* unknown */
+	m.horizontal_fov = m.vertical_fov = (float)(c->fov_deg / DEG);
+	m.signal_quality = r->valid ? r->signal_quality : 1;   /* 1: invalid */
+	mavlink_distance_sensor_pack(&m, p);
+	emit(h, tx, MAVLINK_MSG_ID_DISTANCE_SENSOR, p);
+}
+
 static void send_sensor(struct sim_hil *h, struct sim_hil_tx *tx, const struct sim_step_out *o)
 {
 	const struct sim_sensor_out *s = &h->world->pub;
@@ -231,6 +255,8 @@ unsigned int sim_hil_frame(struct sim_hil *h, unsigned int steps, struct sim_hil
 			send_battery(h, tx);
 		if (o.fresh & SIM_OUT_STATE)
 			send_state(h, tx, o.t_us);
+		if (o.fresh & SIM_OUT_RANGE)
+			send_distance(h, tx, o.t_us);
 		send_sensor(h, tx, &o);
 	}
 	h->st.frames++;

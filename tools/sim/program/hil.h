@@ -14,7 +14,7 @@
 #include "world.h"
 
 #define SIM_HIL_MAX_STEPS 50             /* steps per frame */
-#define SIM_HIL_TX_MSGS (5 * SIM_HIL_MAX_STEPS)
+#define SIM_HIL_TX_MSGS (6 * SIM_HIL_MAX_STEPS)
 #define SIM_HIL_TX_BYTES 24576
 
 /* fields_updated (MAVLink HIL_SENSOR_UPDATED_FLAGS) */
@@ -80,7 +80,7 @@ void sim_hil_init(struct sim_hil *h, struct sim_world *w, uint8_t sysid, uint8_t
 /* Steps the world steps times (1..SIM_HIL_MAX_STEPS) and frames what each
  * sensor report (every step at the world's default sensor_hz) has to send
  * into tx (emptied first): HIL_GPS, HIL_RC_INPUTS_RAW, BATTERY_STATUS,
- * HIL_STATE_QUATERNION when due, HIL_SENSOR always, nothing while the link is
+ * HIL_STATE_QUATERNION, DISTANCE_SENSOR (with a rangefinder) when due, HIL_SENSOR always, nothing while the link is
  * down. A lock-step frame should end with a report: steps a multiple of
  * the world's report_every. on_step may be NULL. Returns the number of
  * HIL_SENSOR messages framed: when it is not 0 the frame wants an answer. */

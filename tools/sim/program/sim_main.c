@@ -192,6 +192,15 @@ static void usage(FILE *f)
 	      "  --rc-mode-pwm US       the mode switch (channel 8) at the start (default 1000)\n"
 	      "  --faults FILE          time-line of faults and events\n"
 	      "  --fault 'T EVENT ARGS' one event (repeatable)\n"
+	      "A world that is not kind (docs/simulator.md):\n"
+	      "  --field-alt M          a field M m above (or below, -M) home's ground\n"
+	      "  --field-at N,E[,R[,B]] its centre N, E m from home, radius R (50), bank B (40)\n"
+	      "  --field-slope DEG,TOWARDS_DEG  the field rises DEG degrees towards a true direction\n"
+	      "  --rangefinder [KIND]   a downward rangefinder, sf11 (0.2-120 m, the default) or\n"
+	      "                         tfmini (0.1-12 m), sent as DISTANCE_SENSOR at 20 Hz\n"
+	      "  --baro-drift HPA_H[,PA_K[,WARM_K[,TAU_S]]]  the weather's pressure change (hPa/h)\n"
+	      "                         and the barometer's warm-up error (1.5 Pa/K, 12 K, 300 s)\n"
+	      "  --mag-current X,Y,Z    compass interference, mGauss per amp in body axes\n"
 	      "Output:\n"
 	      "  --truth FILE           ground truth CSV\n"
 	      "  --truth-hz HZ          its rate (default 50)\n"
@@ -303,8 +312,26 @@ enum {
 	OPT_WIND, OPT_GUSTS, OPT_TURB, OPT_GPS_LATENCY, OPT_THROW_AT, OPT_RC_MODE, OPT_FAULTS,
 	OPT_FAULT, OPT_TRUTH, OPT_TRUTH_HZ, OPT_STATUS_HZ, OPT_ALL_FRESH, OPT_GPS_HZ, OPT_STATE_HZ, OPT_ON_CRASH, OPT_SPIN_US,
 	OPT_CPU_DMA_LATENCY, OPT_END_LANDED, OPT_AIRFRAME, OPT_AIR_START, OPT_FIGURES, OPT_DATE,
-	OPT_SENSOR_HZ, OPT_HELP,
+	OPT_SENSOR_HZ, OPT_FIELD_ALT, OPT_FIELD_AT, OPT_FIELD_SLOPE, OPT_RANGEFINDER, OPT_BARO_DRIFT,
+	OPT_MAG_CURRENT, OPT_HELP,
 };
+
+/* Between lo and hi comma-separated numbers into out; their count, or -1. */
+static int parse_upto(const char *s, int lo, int hi, double *out)
+{
+	char buf[128];
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	int n = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == hi || !parse_num(tok, -1e9, 1e9, &out[n]))
+			return -1;
+		n++;
+	}
+	return n >= lo ? n : -1;
+}
 
 static int parse_options(struct sim *s, int argc, char **argv)
 {
@@ -347,6 +374,12 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		{ "airframe", required_argument, NULL, OPT_AIRFRAME },
 		{ "air-start", required_argument, NULL, OPT_AIR_START },
 		{ "figures", no_argument, NULL, OPT_FIGURES },
+		{ "field-alt", required_argument, NULL, OPT_FIELD_ALT },
+		{ "field-at", required_argument, NULL, OPT_FIELD_AT },
+		{ "field-slope", required_argument, NULL, OPT_FIELD_SLOPE },
+		{ "rangefinder", optional_argument, NULL, OPT_RANGEFINDER },
+		{ "baro-drift", required_argument, NULL, OPT_BARO_DRIFT },
+		{ "mag-current", required_argument, NULL, OPT_MAG_CURRENT },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -367,7 +400,7 @@ static int parse_options(struct sim *s, int argc, char **argv)
 	unsigned int n_fault = 0;
 	char err[256];
 	int c;
-	double x, v[3];
+	double x, v[4];
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		const char *a = optarg;
 		bool ok = true;
@@ -474,6 +507,57 @@ static int parse_options(struct sim *s, int argc, char **argv)
 			}
 			break;
 		case OPT_FIGURES: o->figures = true; break;
+		case OPT_FIELD_ALT:
+			if ((ok = parse_num(a, -100, 100, &wc->terrain.field_alt_m)))
+				wc->terrain_on = true;
+			break;
+		case OPT_FIELD_AT: {
+			int n = parse_upto(a, 2, 4, v);
+			if ((ok = n >= 2 && fabs(v[0]) <= 1e5 && fabs(v[1]) <= 1e5 &&
+				  (n < 3 || (v[2] > 0.0 && v[2] <= 1e4)) && (n < 4 || (v[3] >= 0.0 && v[3] <= 1e4)))) {
+				wc->terrain.field_n_m = v[0];
+				wc->terrain.field_e_m = v[1];
+				if (n >= 3)
+					wc->terrain.radius_m = v[2];
+				if (n >= 4)
+					wc->terrain.bank_m = v[3];
+			}
+			break;
+		}
+		case OPT_FIELD_SLOPE:
+			if ((ok = parse_list(a, 2, v) && fabs(v[0]) <= 15.0 && fabs(v[1]) <= 360.0)) {
+				wc->terrain.slope_deg = v[0];
+				wc->terrain.slope_towards_deg = v[1];
+				wc->terrain_on = true;
+			}
+			break;
+		case OPT_RANGEFINDER:
+			/* "--rangefinder KIND" as well as "--rangefinder=KIND": take the
+			 * next word when it is a kind. */
+			if (!a && optind < argc &&
+			    sim_rangefinder_config_by_name(argv[optind], &wc->rangefinder) == 0)
+				a = argv[optind++];
+			ok = sim_rangefinder_config_by_name(a ? a : "sf11", &wc->rangefinder) == 0;
+			break;
+		case OPT_BARO_DRIFT: {
+			int n = parse_upto(a, 1, 4, v);
+			if ((ok = n >= 1 && fabs(v[0]) <= 100.0 && (n < 2 || fabs(v[1]) <= 100.0) &&
+				  (n < 3 || (v[2] >= 0.0 && v[2] <= 100.0)) && (n < 4 || (v[3] > 0.0 && v[3] <= 1e5)))) {
+				wc->baro_drift_on = true;
+				wc->baro_weather_hpa_h = v[0];
+				if (n >= 2)
+					wc->baro_temp_pa_k = v[1];
+				if (n >= 3)
+					wc->baro_warm_k = v[2];
+				if (n >= 4)
+					wc->baro_warm_tau_s = v[3];
+			}
+			break;
+		}
+		case OPT_MAG_CURRENT:
+			if ((ok = parse_list(a, 3, v) && fabs(v[0]) <= 1e4 && fabs(v[1]) <= 1e4 && fabs(v[2]) <= 1e4))
+				wc->mag_current_mgauss_a = v3_make(v[0], v[1], v[2]);
+			break;
 		case OPT_HELP: case 'h': usage(stdout); exit(EXIT_DONE);
 		default: usage(stderr); return -EINVAL;
 		}
@@ -539,6 +623,13 @@ static int parse_options(struct sim *s, int argc, char **argv)
 	if (wc->air_start && wc->airframe.n_rotors > 0) {
 		say("the %s starts on the ground: its motors are off until the autopilot arms (no --air-start)",
 		    wc->airframe.name);
+		return -EINVAL;
+	}
+	if (wc->terrain_on && !wc->air_start && sim_terrain_height_m(&wc->terrain, 0.0, 0.0) != 0.0) {
+		say("the field (%.0f m across with a %.0f m bank, around %.1f m north, %.1f m east of home) "
+		    "covers the start spot: home, where the aircraft arms, stays on its ground; move the "
+		    "field with --field-at N,E[,RADIUS[,BANK]] to the land point", 2.0 * wc->terrain.radius_m,
+		    wc->terrain.bank_m, wc->terrain.field_n_m, wc->terrain.field_e_m);
 		return -EINVAL;
 	}
 	if (throws && wc->air_start) {
