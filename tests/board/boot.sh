@@ -125,13 +125,19 @@ if [ "$(nice -n -10 nice 2>/dev/null)" = "$(( level - 10 ))" ]; then
 	level=$(( level - 10 ))
 fi
 echo "board-boot: qemu at nice $level" >&2
+# qemu writes the console to the file the verdict is read from, and tail
+# shows it as it comes: a tee in between could still be lines behind when
+# qemu exits, on a loaded host, and the verdict's line lost with them.
+: >"$work/console"
 TMPDIR=$qemu_tmp timeout "$timeout_s" "${prio[@]}" qemu-system-arm "${args[@]}" </dev/null \
-	> >(tee "$work/console") &
+	>"$work/console" &
 qpid=$!
+tail -n +1 -f --pid="$qpid" "$work/console" &
+tpid=$!
 trap 'kill "$qpid" 2>/dev/null; wait "$qpid"; exit 143' TERM INT
 wait "$qpid" || rc=$?
 trap - TERM INT
-sleep 0.3   # tee's last lines
+wait "$tpid" || true
 result=$(sed -n 's/.*BOARD-RESULT rc=\([0-9]*\).*/\1/p' "$work/console" | tail -n1)
 if [ -n "$result" ]; then
 	exit "$result"
