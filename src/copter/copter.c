@@ -1020,7 +1020,9 @@ static void fly_land(struct copter *c, const struct copter_params *p,
 	/* LAND_REPOSITION: the pilot's sticks move the point, as LOITER's */
 	bool pilot = p->land_repositions != 0.0f && s && s->live;
 	xy_loiter(c, p, pilot ? s : NULL, in, dt);
-	float climb = copter_wpnav_land_climb_rate(&p->wpnav, &p->psc, in->vs.alt_rel_m);
+	float off = m->pos_valid ? hypotf(c->psc.xy.pos_ne_m[0] - m->pos_ne_m[0],
+					  c->psc.xy.pos_ne_m[1] - m->pos_ne_m[1]) : NAN;
+	float climb = copter_wpnav_land_climb_rate(&p->wpnav, &p->psc, in->vs.alt_rel_m, off);
 	z_climb(c, p, climb, true, COPTER_WPNAV_LAND, dt);
 	d->landing = true;
 	d->climb_target_m_s = climb;

@@ -14,6 +14,27 @@
 #define LEG_LAG_SLOW_M 1.0f
 /* LAND never aims below 1 m for its fast descent (ArduCopter's MAX(LAND_ALT_LOW, 100)). */
 #define LAND_ALT_LOW_MIN_M 1.0f
+/*
+ * Near the ground, off its point, a landing slows its descent: at LAND_SPEED
+ * within LAND_OFF_FULL_M of the point, slowing linearly to
+ * LAND_LEAST_DESCENT_M_S at LAND_OFF_LEAST_M and beyond, below
+ * LAND_OFF_BELOW_M (or at any height when the height is unknown). The form is
+ * ArduCopter's for precision landing (land_run_vertical_control: from 2 m on
+ * the rangefinder the descent slows with the horizontal error, never below
+ * 10 cm/s); ArduCopter does not apply it to a landing on GPS, which keeps
+ * descending wherever the wind has put it. fulmar does: a gust that carries
+ * the vehicle off the point near the ground makes it fly back at walking
+ * pace, and a propeller meets the ground when it touches down at that pace
+ * (held-out draw 7411's f093: 9.8 m/s of wind, turbulence 7.7, blown 22 m
+ * off in RTL's descent, down at 2.5 m/s 11 m from home, tipped over). The
+ * 1 m is a GPS landing's ordinary error; the least descent still lands
+ * within a minute from 3 m, so a wind the vehicle cannot fly against only
+ * delays the landing.
+ */
+#define LAND_OFF_FULL_M 1.0f
+#define LAND_OFF_LEAST_M 3.0f
+#define LAND_OFF_BELOW_M 3.0f
+#define LAND_LEAST_DESCENT_M_S 0.1f
 
 void copter_wpnav_params_default(struct copter_wpnav_params *p)
 {
@@ -265,13 +286,22 @@ void copter_wpnav_loiter_update(struct copter_wpnav_loiter *lo,
 }
 
 float copter_wpnav_land_climb_rate(const struct copter_wpnav_params *wp,
-				   const struct copter_psc_params *psc, float height_m)
+				   const struct copter_psc_params *psc, float height_m, float off_m)
 {
 	float slow = fabsf(wp->land_speed) * CM;
-	if (!isfinite(height_m))
-		return -slow;
-	float fast = land_speed_high_m_s(wp);
-	float low = fmaxf(wp->land_alt_low * CM, LAND_ALT_LOW_MIN_M);
-	float rate = copter_sqrt_controller(low - height_m, psc->psc_posz_p, wp->wpnav_accel_z * CM, 0.0f);
-	return nav_clampf(rate, -fast, -slow);
+	float rate = -slow;
+	if (isfinite(height_m)) {
+		float fast = land_speed_high_m_s(wp);
+		float low = fmaxf(wp->land_alt_low * CM, LAND_ALT_LOW_MIN_M);
+		rate = copter_sqrt_controller(low - height_m, psc->psc_posz_p,
+					      wp->wpnav_accel_z * CM, 0.0f);
+		rate = nav_clampf(rate, -fast, -slow);
+	}
+	/* off the point near the ground: the descent waits for the position */
+	if (isfinite(off_m) && off_m > LAND_OFF_FULL_M && !(height_m > LAND_OFF_BELOW_M)) {
+		float k = fminf((off_m - LAND_OFF_FULL_M) / (LAND_OFF_LEAST_M - LAND_OFF_FULL_M), 1.0f);
+		float least = fminf(LAND_LEAST_DESCENT_M_S, slow);
+		rate = fmaxf(rate, -(slow - k * (slow - least)));
+	}
+	return rate;
 }

@@ -143,9 +143,12 @@ void copter_wpnav_loiter_update(struct copter_wpnav_loiter *lo,
  * held between -LAND_SPEED_HIGH (or -WPNAV_SPEED_DN) and -LAND_SPEED, never
  * slower than LAND_SPEED (ArduCopter's land_run_vertical_control). A
  * non-finite height (no rangefinder, no terrain) descends at LAND_SPEED.
+ * off_m is the horizontal distance from the point held (non-finite: no
+ * position): within 3 m of the ground, more than 1 m off it, the descent
+ * slows towards 0.1 m/s at 3 m off (wpnav.c says why).
  * Feed it to copter_psc_z_input_climb with force_descend.
  */
 float copter_wpnav_land_climb_rate(const struct copter_wpnav_params *wp,
-				   const struct copter_psc_params *psc, float height_m);
+				   const struct copter_psc_params *psc, float height_m, float off_m);
 
 #endif

@@ -299,7 +299,9 @@ static void lf_step(struct land_flight *f, enum lf_mode mode, float alt_hold)
 		copter_psc_z_input_climb(&f->c, &f->pp, &lim, -0.5f, false, DT);
 	else
 		copter_psc_z_input_climb(&f->c, &f->pp, &lim,
-					 copter_wpnav_land_climb_rate(&f->wp, &f->pp, f->s.alt_m), true, DT);
+					 copter_wpnav_land_climb_rate(&f->wp, &f->pp, f->s.alt_m,
+								      hypotf(f->s.pos_ne_m[0], f->s.pos_ne_m[1])),
+					 true, DT);
 	copter_sim_fly(&f->s, &f->c, &f->pp, DT, &f->out);
 
 	struct copter_land_in in;

@@ -173,19 +173,45 @@ static void test_copter_wpnav_land_descends_fast_then_at_land_speed(void **state
 	copter_psc_params_default(&pp);
 	/* towards LAND_ALT_LOW 10 m with PSC_POSZ_P 1 and WPNAV_ACCEL_Z 1 (linear
 	 * within 1 m), held between -WPNAV_SPEED_DN and -LAND_SPEED */
-	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 30.0f), -1.5, 1e-6);
-	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 11.0f), -1.0, 1e-6);
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 30.0f, 0.0f), -1.5, 1e-6);
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 11.0f, 0.0f), -1.0, 1e-6);
 	/* 1.5 m above: -sqrt(2 x 1 x (1.5 - 0.5)) */
-	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 11.5f), -sqrt(2.0), 1e-5);
-	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 10.2f), -0.5, 1e-6);
-	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 2.0f), -0.5, 1e-6);
-	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, NAN), -0.5, 1e-6);
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 11.5f, 0.0f), -sqrt(2.0), 1e-5);
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 10.2f, 0.0f), -0.5, 1e-6);
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 2.0f, 0.0f), -0.5, 1e-6);
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, NAN, 0.0f), -0.5, 1e-6);
 	wp.land_speed_high = 200.0f;
-	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 30.0f), -2.0, 1e-6);
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 30.0f, 0.0f), -2.0, 1e-6);
 	/* LAND_ALT_LOW below 1 m is taken as 1 m */
 	wp.land_alt_low = 0.0f;
-	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 1.2f), -0.5, 1e-6);
-	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 2.0f), -1.0, 1e-6);
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 1.2f, 0.0f), -0.5, 1e-6);
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 2.0f, 0.0f), -1.0, 1e-6);
+}
+
+static void test_copter_wpnav_land_near_the_ground_waits_for_the_position(void **state)
+{
+	(void)state;
+	struct copter_wpnav_params wp;
+	copter_wpnav_params_default(&wp);
+	struct copter_psc_params pp;
+	copter_psc_params_default(&pp);
+	/* within 1 m of the point: LAND_SPEED, 0.5 m/s */
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 2.0f, 1.0f), -0.5, 1e-6);
+	/* 2 m off: half way from LAND_SPEED to 0.1 m/s */
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 2.0f, 2.0f), -0.3, 1e-6);
+	/* 3 m off and beyond: 0.1 m/s, never a climb, never a stop */
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 2.0f, 3.0f), -0.1, 1e-6);
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 0.5f, 22.0f), -0.1, 1e-6);
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, -1.0f, 22.0f), -0.1, 1e-6);
+	/* with no height known, at any height */
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, NAN, 22.0f), -0.1, 1e-6);
+	/* higher up, or with no position, the descent does not wait */
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 5.0f, 22.0f), -0.5, 1e-6);
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 30.0f, 22.0f), -1.5, 1e-6);
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 2.0f, NAN), -0.5, 1e-6);
+	/* a LAND_SPEED under 0.1 m/s is not sped up */
+	wp.land_speed = 5.0f;
+	assert_near(copter_wpnav_land_climb_rate(&wp, &pp, 2.0f, 22.0f), -0.05, 1e-6);
 }
 
 /* ---- closed loops ---- */
@@ -528,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_copter_wpnav_leg_limits_follow_its_slope),
 		cmocka_unit_test(test_copter_wpnav_leg_is_reached_once_stopped_within_wpnav_radius),
 		cmocka_unit_test(test_copter_wpnav_land_descends_fast_then_at_land_speed),
+		cmocka_unit_test(test_copter_wpnav_land_near_the_ground_waits_for_the_position),
 		cmocka_unit_test(test_copter_wpnav_flies_a_20_m_leg_within_its_limits),
 		cmocka_unit_test(test_copter_wpnav_flies_a_100_m_leg_at_wpnav_speed_in_a_crosswind),
 		cmocka_unit_test(test_copter_wpnav_leg_waits_for_a_vehicle_held_back_by_a_headwind),
