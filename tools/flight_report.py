@@ -128,9 +128,19 @@ def load_params(path):
     return out
 
 
-def wp_radius_of(param_file):
-    """WP_RADIUS as the parameter file sets it (None: not given), else fulmard's default."""
-    v = load_params(param_file).get('WP_RADIUS') if param_file else None
+def load_param_files(paths):
+    """Parameter files as fulmard --load-params takes several, in order: {NAME: value},
+    the last file's value where they share a name. paths: one path or a list of them."""
+    out = {}
+    for path in [paths] if isinstance(paths, str) else paths:
+        out.update(load_params(path))
+    return out
+
+
+def wp_radius_of(param_files):
+    """WP_RADIUS as the parameter file (or files, in order) sets it (None: not given), else
+    fulmard's default."""
+    v = load_param_files(param_files).get('WP_RADIUS') if param_files else None
     return v if v is not None and v > 0 else WP_RADIUS_DEFAULT_M
 
 

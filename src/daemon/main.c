@@ -68,9 +68,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: fulmard [OPTION]...\n"
-		"Flies a fixed-wing aircraft from a Linux flight board.\n\n"
+		"Flies a fixed-wing aircraft or a multicopter from a Linux flight board.\n\n"
 		"  -c, --config FILE   read settings from FILE (default: built-in defaults)\n"
 		"      --load-params FILE  set parameters from a NAME,VALUE file and save them\n"
+		"                      (up to %d, applied in order: the last file's value wins)\n"
 		"      --load-mission FILE replace the mission with a QGC WPL 110 file and save it\n"
 		"      --save-params FILE  write the saved parameters as NAME,VALUE and exit\n"
 		"      --save-mission FILE write the saved mission as QGC WPL 110 and exit\n"
@@ -100,6 +101,7 @@ static void usage(FILE *f)
 		"for a reboot (systemd's Restart=on-failure starts fulmard again); %d a\n"
 		"--save-* file could not be written; in HIL, %d also when the simulator\n"
 		"started a new flight.\n",
+		SERVICES_LOAD_PARAMS_MAX,
 		board_get()->hil_default ? board_get()->hil_default : "none by default",
 		LOCKSTEP_SPIN_US, FLIGHT_TEST_BURNS, EX_USAGE, EX_NOINPUT, EX_CONFIG, EX_UNAVAILABLE, EX_IOERR, EX_OSERR, EX_TEMPFAIL,
 		EX_CANTCREAT, EX_TEMPFAIL);
@@ -526,7 +528,9 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *config_path = NULL, *load_params = NULL, *load_mission = NULL;
+	const char *config_path = NULL, *load_mission = NULL;
+	const char *load_params[SERVICES_LOAD_PARAMS_MAX];
+	int n_load_params = 0;
 	const char *save_params = NULL, *save_mission = NULL;
 	bool verbose = false;
 	int c;
@@ -545,7 +549,12 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case OPT_LOAD_PARAMS:
-			load_params = optarg;
+			if (n_load_params == SERVICES_LOAD_PARAMS_MAX) {
+				fprintf(stderr, "fulmard: --load-params '%s': up to %d files\n", optarg,
+					SERVICES_LOAD_PARAMS_MAX);
+				return EX_USAGE;
+			}
+			load_params[n_load_params++] = optarg;
 			break;
 		case OPT_LOAD_MISSION:
 			load_mission = optarg;
@@ -654,7 +663,7 @@ int main(int argc, char **argv)
 		log_err("%s", err);
 		return rc == -EINVAL ? EX_CONFIG : EX_IOERR;
 	}
-	rc = services_params(&cfg, load_params, err, sizeof(err));
+	rc = services_params(&cfg, load_params, n_load_params, err, sizeof(err));
 	if (rc) {
 		log_err("%s", err);
 		devices_close(&devs);

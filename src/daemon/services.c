@@ -127,7 +127,8 @@ static int load_file(const char *path, bool missing_ok, char *err, size_t err_le
 	return rc;
 }
 
-int services_params(const struct config *cfg, const char *load_params, char *err, size_t err_len)
+int services_params(const struct config *cfg, const char *const *load_params, int n_load,
+		    char *err, size_t err_len)
 {
 	memset(&sv, 0, sizeof(sv));
 	param_init(cfg->vehicle == VEHICLE_COPTER ? PARAM_COPTER : PARAM_PLANE);
@@ -147,14 +148,14 @@ int services_params(const struct config *cfg, const char *load_params, char *err
 		if (load_file(sv.param_path, true, why, sizeof(why)))
 			log_err("saved parameters not loaded, defaults in force: %s", why);
 	}
-	if (load_params) {
-		int rc = load_file(load_params, false, err, err_len);
+	for (int i = 0; i < n_load; i++) {
+		int rc = load_file(load_params[i], false, err, err_len);
 		if (rc)
 			return rc;
-		if (sv.param_path[0] && save_params())
-			log_warn("%s: loaded but not saved", load_params);
-		log_info("parameters loaded from %s", load_params);
+		log_info("parameters loaded from %s", load_params[i]);
 	}
+	if (n_load > 0 && sv.param_path[0] && save_params())
+		log_warn("%s: loaded but not saved", load_params[n_load - 1]);
 	sv.saved_generation = param_generation();
 	return 0;
 }

@@ -12,13 +12,17 @@
 #include "daemon/config.h"
 #include "daemon/scheduler.h"
 
+/* fulmard --load-params, how many times (as ArduPilot SITL's --defaults list) */
+#define SERVICES_LOAD_PARAMS_MAX 8
 /*
- * Parameters: defaults, then the saved file in the state directory, then
- * load_params (a NAME,VALUE file from the command line; NULL for none), which
- * is saved at once. Returns 0, or -EINVAL (the file is bad) or another -errno
- * (it cannot be read) with one line in err.
+ * Parameters: defaults, then the saved file in the state directory, then the
+ * n_load NAME,VALUE files from the command line in order (a later file's value
+ * wins), saved at once. A bad file stops the load and nothing is saved (the
+ * daemon does not start). Returns 0, or -EINVAL (a file is bad) or another
+ * -errno (it cannot be read) with one line in err.
  */
-int services_params(const struct config *cfg, const char *load_params, char *err, size_t err_len);
+int services_params(const struct config *cfg, const char *const *load_params, int n_load,
+		    char *err, size_t err_len);
 /*
  * The mission: the saved one from the state directory, then load_mission (a
  * QGC WPL 110 file; NULL for none), saved at once. Same returns.

@@ -84,6 +84,23 @@ def main():
           and 'no-such-option' in r.stdout,
           'a flight whose simulator will not start: reported not flown, status %d' % r.returncode)
 
+    # Parameter files as a list: loaded in order (fulmard --load-params once a file).
+    listed = dict(json.load(open(sf))['bad/start'],
+                  params=['missions/cmac-circuit.param', 'missions/rangefinder-sf11.param'])
+    for name, params, want in (('two/files', listed['params'], 0), ('no/files', [], 64),
+                               ('not/paths', ['missions/cmac-circuit.param', 3], 64),
+                               ('outside/repo', ['missions/cmac-circuit.param', '../x.param'], 64)):
+        lf = os.path.join(out, 'styles-%s.json' % name.replace('/', '-'))
+        with open(lf, 'w') as f:
+            json.dump({name: dict(listed, params=params)}, f)
+        r = subprocess.run([sys.executable, campaign, 'styles', '--styles-file', lf],
+                           capture_output=True, text=True)
+        ok = r.returncode == want and (want != 0 or any(
+            ln.startswith(name) and 'cmac-circuit.param + missions/rangefinder-sf11.param' in ln
+            for ln in r.stdout.splitlines()))
+        check(ok, 'a style with params %s: status %d (want %d) %s' % (params, r.returncode, want,
+                                                                    r.stderr.strip()[:80]))
+
     # The short campaign.
     co = os.path.join(out, 'short')
     args = SHORT + ['--out', co]

@@ -113,6 +113,19 @@ check "grep -qx 'SYSID_THISMAV,42' '$tmp/out.param' && grep -qx 'SR0_EXTRA1,4' '
 check "cmp -s '$tmp/good.waypoints' '$tmp/out.waypoints'" "the saved mission is the loaded one, byte for byte"
 check "[ ! -e '$tmp/files/state/fulmar.param' ] || ! grep -q 'SYSID_THISMAV,43' '$tmp/files/state/fulmar.param'" \
 	"nothing of the bad file was applied"
+# Several files, as an airframe's and an option's: in order, the last one's value wins.
+printf 'SYSID_THISMAV,44\nRNGFND1_TYPE,10\n' >"$tmp/more.param"
+expect 0 "" "two --load-params files" \
+	-- --config "$tmp/files.conf" --load-params "$tmp/good.param" --load-params "$tmp/more.param" \
+	--save-params "$tmp/out2.param"
+check "grep -qx 'SYSID_THISMAV,44' '$tmp/out2.param' && grep -qx 'SR0_EXTRA1,4' '$tmp/out2.param' && grep -qx 'RNGFND1_TYPE,10' '$tmp/out2.param'" \
+	"both files applied, the later one's value where they share a name"
+printf 'SYSID_THISMAV,45\n' >"$tmp/other.param"
+expect 78 "bad.param:2: SR0_EXTRA1 = 400 is outside 0..50" "a bad second file gives file:line and 78" \
+	-- --config "$tmp/files.conf" --load-params "$tmp/other.param" --load-params "$tmp/bad.param" \
+	--save-params "$tmp/out3.param"
+check "grep -qx 'SYSID_THISMAV,44' '$tmp/files/state/fulmar.param'" \
+	"with a bad file among them, none is saved (the good one before it neither)"
 # A board switched from plane to copter, the same state directory: the copter
 # keeps its own parameters (the tables share names whose values differ).
 sed 's|^\[daemon\]$|[daemon]\nvehicle = copter|' "$tmp/files.conf" >"$tmp/copter.conf"
