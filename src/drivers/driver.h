@@ -108,6 +108,23 @@ struct drv_inst;
 struct rcout;
 
 /*
+ * A polled chip's start-up (ms4525, lightware_i2c, lidarlite): until it has
+ * answered once, a failed transfer is tried again DRV_STARTUP_RETRY_US later,
+ * and the DRV_STARTUP_TRIES-th failure declares it absent: -ENODEV from then
+ * on, without bus traffic. After the first answer a failure is the caller's
+ * to count and the chip is polled on at its own pace.
+ */
+#define DRV_STARTUP_TRIES 10
+#define DRV_STARTUP_RETRY_US 20000u
+struct drv_startup {
+	bool answered;
+	bool absent;
+	uint8_t tries;
+};
+/* A failed transfer at now_us: err, or -ENODEV once absent; *next_us moved to the retry. */
+int drv_startup_failed(struct drv_startup *s, int err, uint64_t now_us, uint64_t *next_us);
+
+/*
  * Most sensors are a chip polled on the timer thread: *_poll() advances its
  * set-up or gives a sample, *_next_poll_us() says when to come back. Such a
  * driver gives these three (wrapping its own typed functions) and takes

@@ -8,8 +8,6 @@
 #include "drivers/drivers.h"
 #include "fulmar/i2c.h"
 
-#define SETUP_TRIES 10
-#define RETRY_US 20000u
 #define STATUS_POLL_US 1000u
 
 int lidarlite_init(struct lidarlite *s, const struct lidarlite_config *cfg)
@@ -31,14 +29,7 @@ static int bus_error(struct lidarlite *s, uint64_t now_us, int err)
 {
 	s->stats.bus_errors++;
 	s->step = LIDARLITE_ACQUIRE;
-	if (!s->ever_read) {
-		if (++s->attempts >= SETUP_TRIES) {
-			s->failed = true;
-			return -ENODEV;
-		}
-		s->next_us = now_us + RETRY_US;
-	}
-	return err;
+	return drv_startup_failed(&s->start, err, now_us, &s->next_us);
 }
 
 /* Register reg's len bytes: the address, a stop, then the read (no repeated start). */
@@ -68,7 +59,7 @@ static int read_distance(struct lidarlite *s, uint64_t now_us, struct range_samp
 
 int lidarlite_poll(struct lidarlite *s, uint64_t now_us, struct range_sample *out)
 {
-	if (s->failed)
+	if (s->start.absent)
 		return -ENODEV;
 	if (now_us < s->next_us)
 		return 0;
@@ -83,7 +74,7 @@ int lidarlite_poll(struct lidarlite *s, uint64_t now_us, struct range_sample *ou
 		err = i2c_write(s->cfg.bus, s->cfg.addr, cmd, sizeof(cmd));
 		if (err)
 			return bus_error(s, now_us, err);
-		s->ever_read = true;
+		s->start.answered = true;
 		s->acquired_us = now_us;
 		s->cycle_us = now_us + s->cfg.interval_us;
 		s->step = LIDARLITE_STATUS;

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "drivers/driver.h"
 #include "drivers/sensor_sample.h"
 
 struct i2c_bus;
@@ -73,9 +74,7 @@ struct lidarlite {
 	uint64_t acquired_us;             /* when the running cycle's command went */
 	uint64_t cycle_us;                /* when the next cycle may start */
 	uint8_t status;                   /* of the running cycle */
-	bool ever_read;
-	bool failed;
-	uint8_t attempts;
+	struct drv_startup start;
 	struct lidarlite_stats stats;
 };
 

@@ -8,8 +8,6 @@
 #include "drivers/drivers.h"
 #include "fulmar/i2c.h"
 
-#define SETUP_TRIES 10
-#define RETRY_US 20000u
 
 int lightware_i2c_init(struct lightware_i2c *s, const struct lightware_i2c_config *cfg)
 {
@@ -28,7 +26,7 @@ int lightware_i2c_poll(struct lightware_i2c *s, uint64_t now_us, struct range_sa
 {
 	uint8_t d[2];
 
-	if (s->failed)
+	if (s->start.absent)
 		return -ENODEV;
 	if (now_us < s->next_us)
 		return 0;
@@ -36,15 +34,9 @@ int lightware_i2c_poll(struct lightware_i2c *s, uint64_t now_us, struct range_sa
 	int err = i2c_read(s->cfg.bus, s->cfg.addr, d, sizeof(d));
 	if (err) {
 		s->stats.bus_errors++;
-		if (!s->ever_read && ++s->attempts >= SETUP_TRIES) {
-			s->failed = true;
-			return -ENODEV;
-		}
-		if (!s->ever_read)
-			s->next_us = now_us + RETRY_US;
-		return err;
+		return drv_startup_failed(&s->start, err, now_us, &s->next_us);
 	}
-	s->ever_read = true;
+	s->start.answered = true;
 	uint16_t cm = (uint16_t)(d[0] << 8 | d[1]);
 	struct range_sample r = { .t_us = now_us, .quality_pct = -1, .raw = cm };
 	if (cm & 0x8000u) {

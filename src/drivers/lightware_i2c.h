@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "drivers/driver.h"
 #include "drivers/sensor_sample.h"
 
 struct i2c_bus;
@@ -44,9 +45,7 @@ struct lightware_i2c_stats {
 struct lightware_i2c {
 	struct lightware_i2c_config cfg;
 	uint64_t next_us;
-	bool ever_read;
-	bool failed;
-	uint8_t attempts;
+	struct drv_startup start;
 	struct lightware_i2c_stats stats;
 };
 

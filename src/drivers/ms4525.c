@@ -13,8 +13,6 @@
 #define FULL_SCALE 16383.0f
 #define STATUS_NORMAL 0
 #define STATUS_STALE 2
-#define SETUP_TRIES 10
-#define RETRY_US 20000u
 
 int ms4525_init(struct ms4525 *s, const struct ms4525_config *cfg)
 {
@@ -57,7 +55,7 @@ int ms4525_poll(struct ms4525 *s, uint64_t now_us, struct airspeed_sample *out)
 {
 	uint8_t d[4];
 
-	if (s->failed)
+	if (s->start.absent)
 		return -ENODEV;
 	if (now_us < s->next_us)
 		return 0;
@@ -65,15 +63,9 @@ int ms4525_poll(struct ms4525 *s, uint64_t now_us, struct airspeed_sample *out)
 	int err = i2c_read(s->cfg.bus, s->cfg.addr, d, sizeof(d));
 	if (err) {
 		s->stats.bus_errors++;
-		if (!s->ever_read && ++s->attempts >= SETUP_TRIES) {
-			s->failed = true;
-			return -ENODEV;
-		}
-		if (!s->ever_read)
-			s->next_us = now_us + RETRY_US;
-		return err;
+		return drv_startup_failed(&s->start, err, now_us, &s->next_us);
 	}
-	s->ever_read = true;
+	s->start.answered = true;
 
 	uint8_t status = d[0] >> 6;
 	if (status == STATUS_STALE) {

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "drivers/driver.h"
 #include "drivers/sensor_sample.h"
 
 struct i2c_bus;
@@ -58,9 +59,7 @@ struct ms4525_stats {
 struct ms4525 {
 	struct ms4525_config cfg;
 	uint64_t next_us;
-	bool ever_read;
-	bool failed;
-	uint8_t attempts;
+	struct drv_startup start;
 	bool have_last;
 	struct airspeed_sample last;
 	struct ms4525_stats stats;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* The set-up and the task of a polled chip (driver.h, struct drv_polled). */
+/* The set-up and the task of a polled chip (driver.h, struct drv_polled), and its start-up tries. */
 #include <errno.h>
 #include <stdio.h>
 
@@ -12,6 +12,18 @@ union any_sample {
 	struct airspeed_sample airspeed;
 	struct range_sample range;
 };
+
+int drv_startup_failed(struct drv_startup *s, int err, uint64_t now_us, uint64_t *next_us)
+{
+	if (s->answered)
+		return err;
+	if (++s->tries >= DRV_STARTUP_TRIES) {
+		s->absent = true;
+		return -ENODEV;
+	}
+	*next_us = now_us + DRV_STARTUP_RETRY_US;
+	return err;
+}
 
 int drv_polled_setup(struct drv_inst *d, uint64_t now_us)
 {

@@ -177,7 +177,7 @@ static void test_lidarlite_bus_errors_restart_the_cycle(void **state)
 	int n = run(f, 200000, &err);
 	assert_true(n >= 5);
 	assert_int_equal(lidarlite_stats(&f->sensor)->bus_errors, 5);
-	assert_false(f->sensor.failed);    /* it answered before: not "no device" */
+	assert_false(f->sensor.start.absent);   /* it answered before: not "no device" */
 }
 
 static struct range_sample published;
