@@ -8,11 +8,13 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "../emul/emul_bmp280.h"
 #include "../emul/emul_i2c.h"
 #include "drivers/bmp280.h"
+#include "drivers/drivers.h"
 
 struct fixture {
 	struct emul_i2c_bus bus;
@@ -285,6 +287,75 @@ static void test_bmp280_init_rejects_a_missing_bus(void **state)
 	assert_int_equal(bmp280_init(&f->baro, &c), -EINVAL);
 }
 
+static struct baro_sample published;
+static int n_published;
+
+static int host_publish(void *ctx, enum sensor_kind k, const void *s)
+{
+	(void)ctx;
+	assert_int_equal(k, SENSOR_BARO);
+	published = *(const struct baro_sample *)s;
+	n_published++;
+	return 0;
+}
+
+/* As a board device: set up through the descriptor, polled on the timer thread, samples published. */
+static void test_bmp280_descriptor_sets_up_and_publishes_barometer_samples(void **state)
+{
+	struct fixture *f = *state;
+	static const struct board_dev desc = { .name = "baro", .kind = BOARD_DEV_I2C,
+					       .u.i2c.addr = 0x76 };
+	struct drv_host host = { .publish = host_publish };
+	struct bmp280 priv;
+	struct drv_slot slot = { 0 };
+	struct drv_inst d = { .drv = &bmp280_driver, .desc = &desc, .handle = &f->bus.bus,
+			      .host = &host, .priv = &priv, .slot = &slot };
+	char e[96];
+
+	assert_int_equal(bmp280_driver.probe(&d, e, sizeof(e)), 0);
+	int rc = 0;
+	for (int i = 0; i < 100 && rc != 1; i++) {
+		f->now_us += 1000;
+		emul_bmp280_set_time(&f->chip, f->now_us);
+		rc = bmp280_driver.setup(&d, f->now_us);
+	}
+	assert_int_equal(rc, 1);
+	struct sched_task t[2];
+	assert_int_equal(bmp280_driver.tasks(&d, t), 1);
+	assert_int_equal(t[0].thread, SCHED_TIMER);
+	n_published = 0;
+	for (int i = 0; i < 1000; i++) {     /* a second of timer wakes */
+		f->now_us += 1000;
+		emul_bmp280_set_time(&f->chip, f->now_us);
+		t[0].run(t[0].ctx, f->now_us);
+	}
+	assert_in_range(n_published, 18, 20);
+	assert_float_equal(published.pressure_pa, 100653.3f, 1.0f);
+	assert_int_equal(atomic_load(&slot.errors), 0);
+	assert_int_equal(atomic_load(&slot.samples), (uint64_t)n_published);
+}
+
+static void test_bmp280_descriptor_names_the_chip_id_it_read(void **state)
+{
+	struct fixture *f = *state;
+	static const struct board_dev desc = { .name = "baro", .kind = BOARD_DEV_I2C };
+	struct bmp280 priv;
+	struct drv_inst d = { .drv = &bmp280_driver, .desc = &desc, .handle = &f->bus.bus,
+			      .priv = &priv };
+	char e[96];
+
+	f->chip.chip_id = 0x60;
+	assert_int_equal(bmp280_driver.probe(&d, e, sizeof(e)), 0);
+	int rc = 0;
+	for (int i = 0; i < 100 && rc != -ENODEV; i++) {
+		f->now_us += 20000;
+		rc = bmp280_driver.setup(&d, f->now_us);
+	}
+	assert_int_equal(rc, -ENODEV);
+	bmp280_driver.setup_detail(&d, e, sizeof(e));
+	assert_string_equal(e, " (chip id 0x60, a BMP280's is 0x58)");
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, fixture_teardown)
@@ -302,6 +373,8 @@ int main(void)
 		T(test_bmp280_sets_up_again_after_the_chip_lost_power),
 		T(test_bmp280_counts_a_bus_error_and_keeps_the_last_sample),
 		T(test_bmp280_init_rejects_a_missing_bus),
+		T(test_bmp280_descriptor_sets_up_and_publishes_barometer_samples),
+		T(test_bmp280_descriptor_names_the_chip_id_it_read),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,9 +8,11 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "../emul/emul_lsm9ds1.h"
+#include "drivers/drivers.h"
 #include "drivers/lsm9ds1.h"
 
 #define G 9.80665f
@@ -399,6 +401,154 @@ static void test_lsm9ds1_m_sets_up_again_after_the_chip_lost_power(void **state)
 	assert_int_equal(f->m_chip.regs[0x22], 0x80);
 }
 
+/* ---- as board devices ---- */
+
+static int n_imu, n_mag;
+static struct imu_sample pub_imu;
+static struct mag_sample pub_mag;
+
+static int host_publish(void *ctx, enum sensor_kind k, const void *s)
+{
+	(void)ctx;
+	if (k == SENSOR_IMU) {
+		pub_imu = *(const struct imu_sample *)s;
+		n_imu++;
+	} else {
+		assert_int_equal(k, SENSOR_MAG);
+		pub_mag = *(const struct mag_sample *)s;
+		n_mag++;
+	}
+	return 0;
+}
+
+/* Polls a descriptor's set-up as the backend would, every millisecond; its last result. */
+static int dev_setup(struct fixture *f, struct drv_inst *d)
+{
+	int rc = 0;
+
+	for (int i = 0; i < 1000 && rc != 1 && rc != -ENODEV; i++) {
+		advance(f, 1000);
+		rc = d->drv->setup(d, f->now_us);
+	}
+	return rc;
+}
+
+static void dev_run(struct fixture *f, const struct sched_task *t, int ms)
+{
+	uint32_t every = t->rate_hz ? 1000 / t->rate_hz : 1;
+
+	for (int i = 1; i <= ms; i++) {
+		advance(f, 1000);
+		if (i % (int)every == 0)
+			t->run(t->ctx, f->now_us);
+	}
+}
+
+static void test_lsm9ds1_descriptor_first_imu_publishes_every_sample(void **state)
+{
+	struct fixture *f = *state;
+	static const struct board_dev desc = { .name = "imu", .kind = BOARD_DEV_SPI,
+					       .drv.rotation = ROTATION_YAW_90 };
+	struct drv_host host = { .publish = host_publish };
+	static _Alignas(max_align_t) uint8_t priv[512];   /* the backend callocs it */
+	struct drv_slot slot = { 0 };
+	struct drv_inst d = { .drv = &lsm9ds1_driver, .desc = &desc, .handle = &f->ag_chip.dev,
+			      .host = &host, .priv = priv, .slot = &slot };
+	char e[96];
+
+	assert_true(lsm9ds1_driver.priv_size <= sizeof(priv));
+	assert_int_equal(lsm9ds1_driver.probe(&d, e, sizeof(e)), 0);
+	assert_int_equal(dev_setup(f, &d), 1);
+	struct sched_task t[2];
+	assert_int_equal(lsm9ds1_driver.tasks(&d, t), 1);
+	assert_int_equal(t[0].thread, SCHED_TIMER);
+	assert_int_equal(t[0].rate_hz, 0);
+	n_imu = 0;
+	dev_run(f, &t[0], 1000);
+	assert_in_range(n_imu, 945, 953);
+	assert_int_equal(atomic_load(&slot.samples), (uint64_t)n_imu);
+	assert_int_equal(atomic_load(&slot.errors), 0);
+	/* Yaw 90: the die's +z stays +z, 1 g. */
+	assert_float_equal(pub_imu.accel_m_s2[2], 9.8055f, 1e-3);
+}
+
+static void test_lsm9ds1_descriptor_second_imu_is_watched_not_published(void **state)
+{
+	struct fixture *f = *state;
+	static const struct board_dev desc = { .name = "imu2", .kind = BOARD_DEV_SPI };
+	struct drv_host host = { .publish = host_publish };
+	static _Alignas(max_align_t) uint8_t priv[512];   /* the backend callocs it */
+	struct drv_slot slot = { 0 };
+	struct drv_inst d = { .drv = &lsm9ds1_driver, .desc = &desc, .handle = &f->ag_chip.dev,
+			      .host = &host, .priv = priv, .slot = &slot, .role_index = 1 };
+	char e[96];
+
+	assert_int_equal(lsm9ds1_driver.probe(&d, e, sizeof(e)), 0);
+	assert_int_equal(dev_setup(f, &d), 1);
+	struct sched_task t[2];
+	assert_int_equal(lsm9ds1_driver.tasks(&d, t), 1);
+	assert_int_equal(t[0].rate_hz, 200);
+	n_imu = 0;
+	dev_run(f, &t[0], 1000);
+	assert_int_equal(n_imu, 0);
+	assert_in_range(atomic_load(&slot.samples), 195, 200);
+}
+
+static void test_lsm9ds1_descriptor_names_the_who_am_i_it_read(void **state)
+{
+	struct fixture *f = *state;
+	static const struct board_dev desc = { .name = "imu2", .kind = BOARD_DEV_SPI };
+	static _Alignas(max_align_t) uint8_t priv[512];   /* the backend callocs it */
+	struct drv_inst d = { .drv = &lsm9ds1_driver, .desc = &desc, .handle = &f->ag_chip.dev,
+			      .priv = priv };
+	char e[96];
+
+	f->ag_chip.who_am_i = 0x71;
+	assert_int_equal(lsm9ds1_driver.probe(&d, e, sizeof(e)), 0);
+	assert_int_equal(dev_setup(f, &d), -ENODEV);
+	lsm9ds1_driver.setup_detail(&d, e, sizeof(e));
+	assert_string_equal(e, " to WHO_AM_I (read 0x71, an LSM9DS1's A/G die is 0x68)");
+}
+
+static void test_lsm9ds1_m_descriptor_publishes_compass_samples(void **state)
+{
+	struct fixture *f = *state;
+	static const struct board_dev desc = { .name = "mag", .kind = BOARD_DEV_SPI };
+	struct drv_host host = { .publish = host_publish };
+	struct lsm9ds1_m priv;
+	struct drv_slot slot = { 0 };
+	struct drv_inst d = { .drv = &lsm9ds1_m_driver, .desc = &desc, .handle = &f->m_chip.dev,
+			      .host = &host, .priv = &priv, .slot = &slot };
+	char e[96];
+
+	assert_int_equal(lsm9ds1_m_driver.priv_size, sizeof(priv));
+	assert_int_equal(lsm9ds1_m_driver.probe(&d, e, sizeof(e)), 0);
+	assert_int_equal(dev_setup(f, &d), 1);
+	struct sched_task t[2];
+	assert_int_equal(lsm9ds1_m_driver.tasks(&d, t), 1);
+	n_mag = 0;
+	dev_run(f, &t[0], 1000);
+	assert_in_range(n_mag, 78, 81);
+	assert_float_equal(pub_mag.field_ut[0], 21.0f, 0.02f);
+	assert_int_equal(atomic_load(&slot.errors), 0);
+}
+
+static void test_lsm9ds1_m_descriptor_names_the_who_am_i_it_read(void **state)
+{
+	struct fixture *f = *state;
+	static const struct board_dev desc = { .name = "mag", .kind = BOARD_DEV_SPI };
+	struct lsm9ds1_m priv;
+	struct drv_inst d = { .drv = &lsm9ds1_m_driver, .desc = &desc, .handle = &f->m_chip.dev,
+			      .priv = &priv };
+	char e[96];
+
+	f->m_chip.garbage = true;
+	assert_int_equal(lsm9ds1_m_driver.probe(&d, e, sizeof(e)), 0);
+	assert_int_equal(dev_setup(f, &d), -ENODEV);
+	lsm9ds1_m_driver.setup_detail(&d, e, sizeof(e));
+	assert_string_equal(e, " to WHO_AM_I_M (read 0xff, an LSM9DS1's M die is 0x3d)");
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, fixture_teardown)
@@ -421,6 +571,11 @@ int main(void)
 		T(test_lsm9ds1_m_gives_enodev_when_nothing_answers),
 		T(test_lsm9ds1_m_counts_stuck_data_and_sets_up_again),
 		T(test_lsm9ds1_m_sets_up_again_after_the_chip_lost_power),
+		T(test_lsm9ds1_descriptor_first_imu_publishes_every_sample),
+		T(test_lsm9ds1_descriptor_second_imu_is_watched_not_published),
+		T(test_lsm9ds1_descriptor_names_the_who_am_i_it_read),
+		T(test_lsm9ds1_m_descriptor_publishes_compass_samples),
+		T(test_lsm9ds1_m_descriptor_names_the_who_am_i_it_read),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
