@@ -24,7 +24,9 @@
  *     -40..+85 degC), as garbage on the bus gives them.
  * The same raw pressure and temperature stuck_limit reads in a row (real
  * readings at x16 oversampling always carry noise; the poll is slower than
- * the chip's measurements) counts as stuck data: -ESTALE and a new set-up.
+ * the chip's measurements), or 0x80000 ones (a chip back in sleep mode
+ * after a power dip reads nothing else), count as stuck data: -ESTALE and a
+ * new set-up.
  * A repeated reading is not published, so a poll that caught the same
  * measurement twice gives no duplicate sample.
  *
