@@ -11,7 +11,10 @@
 
 extern const struct driver mpu6000_driver;     /* IMU, SPI (mpu_dev.c) */
 extern const struct driver mpu9250_driver;     /* IMU, SPI; .aux_ak8963: its compass too */
+extern const struct driver lsm9ds1_driver;     /* IMU, SPI: the LSM9DS1's accel/gyro die */
+extern const struct driver lsm9ds1_m_driver;   /* compass, SPI: the LSM9DS1's magnetometer die */
 extern const struct driver ms5611_driver;      /* barometer, SPI or I2C */
+extern const struct driver bmp280_driver;      /* barometer, I2C */
 extern const struct driver hmc5883l_driver;    /* compass, I2C */
 extern const struct driver ak8963_driver;      /* compass, I2C (a chip of its own) */
 extern const struct driver ms4525_driver;      /* pitot, I2C */
