@@ -15,7 +15,7 @@
 # --hil CHARDEV qemu chardev options for the PL011 (ttyAMA0), e.g.
 #               socket,id=hil,host=127.0.0.1,port=5760,server=on,wait=off,nodelay=on
 #               (default: not connected).
-# --timeout S   wall-clock limit (default 900).
+# --timeout S   wall-clock limit (default 900; 0: none).
 # --first-boot  the image's first boot (image.sh): no -snapshot, so the
 #               second stage lands in the image.
 #
