@@ -1407,12 +1407,19 @@ void copter_step(struct copter *c, const struct copter_params *p, const struct v
 	 * 7.7: twisted 10 to 33 degrees, the yaw output at 0.16 to 0.29, over
 	 * within 1.5 s of touching down; holding the heading it has, all three
 	 * stay upright). */
-	if (fly && c->ground_contact) {
+	if (armed && c->ground_contact) {
 		copter_atc_reset_yaw_target(&c->atc, vs);
 		if (isfinite(vs->yaw_rad))
 			c->yaw_cd = vs->yaw_rad / DEG_F * 100.0f;
 	}
-	bool on_ground = !fly || spool == COPTER_SPOOL_GROUND_IDLE || spool == COPTER_SPOOL_SHUT_DOWN;
+	/* Landed, the attitude target lets go only at ground idle: while the
+	 * motors spool down it stays level, as ArduCopter's
+	 * make_safe_ground_handling keeps operating through SPOOLING_DOWN.
+	 * Let go at "landed", with the motors still spooling down, fulmar-sim's
+	 * quad in 9-10 m/s of wind (turbulence 7.7, held-out draw 8263's f017)
+	 * pitched up from 1 to 25 degrees in the 0.4 s before ground idle, the
+	 * idling rotors' drag lifting its windward side, and went over. */
+	bool on_ground = !armed || spool == COPTER_SPOOL_GROUND_IDLE || spool == COPTER_SPOOL_SHUT_DOWN;
 	if (on_ground && c->land.landed) {
 		copter_atc_relax(&c->atc, vs);
 		c->yaw_cd = vs->yaw_rad / DEG_F * 100.0f;
