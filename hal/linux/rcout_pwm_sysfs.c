@@ -16,6 +16,16 @@
  *     period was written in the last 100 ms; rcout_pwm_sysfs_refresh keeps
  *     them fresh. Its rate is per group of four channels, and only a period
  *     written to a group's first channel changes it.
+ *   - open question, to check on a Navio2: the kernel's PWM core skips a
+ *     state equal to the last one applied (drivers/pwm/core.c: the early
+ *     return in pwm_apply_state/__pwm_apply, and the legacy path that calls
+ *     ->config only when period or duty changed). If the Navio2's kernel does
+ *     so, rewriting an unchanged width never reaches rcio_pwm_config, where
+ *     the 100 ms timer is pushed back, and a width held steady for 100 ms
+ *     would stop being sent; what the RCIO firmware then does is not known.
+ *
+ * The refresh rewrites widths unchanged all the same, as the brief of issue
+ * 41 and ArduPilot's RCOutput_Sysfs (which rewrites on every loop) do.
  *
  * Each channel's duty_cycle stays open: a width is one pwrite, with no
  * open/close on the flight path. sysfs takes every write whole, from offset 0.
