@@ -144,7 +144,7 @@ int services_params(const struct config *cfg, const char *const *load_params, in
 	}
 	if (sv.param_path[0]) {
 		/* A damaged file of our own is refused whole; the flight goes on with defaults. */
-		char why[512];
+		char why[sizeof(sv.param_path) + 256];   /* the path, and what was wrong */
 		if (load_file(sv.param_path, true, why, sizeof(why)))
 			log_err("saved parameters not loaded, defaults in force: %s", why);
 	}
