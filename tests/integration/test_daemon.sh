@@ -113,6 +113,14 @@ check "grep -qx 'SYSID_THISMAV,42' '$tmp/out.param' && grep -qx 'SR0_EXTRA1,4' '
 check "cmp -s '$tmp/good.waypoints' '$tmp/out.waypoints'" "the saved mission is the loaded one, byte for byte"
 check "[ ! -e '$tmp/files/state/fulmar.param' ] || ! grep -q 'SYSID_THISMAV,43' '$tmp/files/state/fulmar.param'" \
 	"nothing of the bad file was applied"
+# A board switched from plane to copter, the same state directory: the copter
+# keeps its own parameters (the tables share names whose values differ).
+sed 's|^\[daemon\]$|[daemon]\nvehicle = copter|' "$tmp/files.conf" >"$tmp/copter.conf"
+expect 0 "" "a copter started where a plane saved its parameters" \
+	-- --config "$tmp/copter.conf" --save-params "$tmp/copter.param"
+check "grep -qx 'SERVO1_FUNCTION,33' '$tmp/copter.param' && ! grep -q 'SYSID_THISMAV,42' '$tmp/copter.param'" \
+	"the copter has its own parameters, not the plane's saved ones"
+check "grep -qx 'SYSID_THISMAV,42' '$tmp/files/state/fulmar.param'" "and the plane's are kept"
 # Several files, as an airframe's and an option's: in order, the last one's value wins.
 printf 'SYSID_THISMAV,44\nRNGFND1_TYPE,10\n' >"$tmp/more.param"
 expect 0 "" "two --load-params files" \
@@ -126,14 +134,6 @@ expect 78 "bad.param:2: SR0_EXTRA1 = 400 is outside 0..50" "a bad second file gi
 	--save-params "$tmp/out3.param"
 check "grep -qx 'SYSID_THISMAV,44' '$tmp/files/state/fulmar.param'" \
 	"with a bad file among them, none is saved (the good one before it neither)"
-# A board switched from plane to copter, the same state directory: the copter
-# keeps its own parameters (the tables share names whose values differ).
-sed 's|^\[daemon\]$|[daemon]\nvehicle = copter|' "$tmp/files.conf" >"$tmp/copter.conf"
-expect 0 "" "a copter started where a plane saved its parameters" \
-	-- --config "$tmp/copter.conf" --save-params "$tmp/copter.param"
-check "grep -qx 'SERVO1_FUNCTION,33' '$tmp/copter.param' && ! grep -q 'SYSID_THISMAV,42' '$tmp/copter.param'" \
-	"the copter has its own parameters, not the plane's saved ones"
-check "grep -qx 'SYSID_THISMAV,42' '$tmp/files/state/fulmar.param'" "and the plane's are kept"
 expect 64 "Usage:" "unknown option gives 64" -- --no-such-option
 expect 64 "unexpected argument" "stray argument gives 64" -- stray
 expect 64 "--spin-us '-5': wanted 0-100000 microseconds" "a bad --spin-us gives 64" -- --spin-us -5
