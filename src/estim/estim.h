@@ -259,6 +259,8 @@ struct estim {
 	uint64_t imu_last_us;
 	float imu_dt_s;         /* the IMU's interval, learnt from its stamps (0: not yet) */
 	uint64_t pause_us;      /* source pauses said (estim_source_paused), not yet met in the stamps */
+	uint64_t shifted_us;    /* the last pause's jump, taken out of the filter's time (shift_time) */
+	uint64_t shift_edge_us; /* stamps before this are from before that jump (estim_sample_time) */
 	uint32_t imu_gap_run;   /* gaps in a row: eight mean the rate itself changed */
 	float imu_last_raw[6];
 	uint32_t imu_same_count;

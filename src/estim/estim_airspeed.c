@@ -93,6 +93,7 @@ void estim_fuse_airspeed(struct estim *e, const struct estim_obs *o)
 
 int estim_push_airspeed(struct estim *e, const struct airspeed_sample *s)
 {
+	uint64_t t_us = estim_sample_time(e, s->t_us);
 	if (!isfinite(s->diff_pressure_pa) || fabsf(s->diff_pressure_pa) > 10000.0f) {
 		e->count.airspeed_invalid++;
 		e->innov[ESTIM_TAS].invalid++;
@@ -105,12 +106,12 @@ int estim_push_airspeed(struct estim *e, const struct airspeed_sample *s)
 		rho = e->air_density * e->baro_temp_k / (s->temp_c + 273.15f);
 	float tas = eas * sqrtf(RHO0 / rho);
 	e->tas_meas_m_s = tas;
-	e->tas_meas_us = s->t_us;
+	e->tas_meas_us = t_us;
 	if (!e->running) {
 		e->tas_last_m_s = tas;
 		return -EAGAIN;
 	}
-	struct estim_obs o = { .t_us = estim_meas_time(s->t_us, e->cfg.airspeed_delay_ms), .v = { tas, 0.0f, 0.0f } },
+	struct estim_obs o = { .t_us = estim_meas_time(t_us, e->cfg.airspeed_delay_ms), .v = { tas, 0.0f, 0.0f } },
 			 avg;
 	if (!estim_decim_add(e, &e->tas_dec, ESTIM_TAS_MAX_HZ, &o, &avg))
 		return 0;

@@ -58,6 +58,7 @@ void estim_fuse_baro(struct estim *e, const struct estim_obs *o)
 
 int estim_push_baro(struct estim *e, const struct baro_sample *s)
 {
+	uint64_t t_us = estim_sample_time(e, s->t_us);
 	if (!isfinite(s->pressure_pa) || s->pressure_pa < 30000.0f || s->pressure_pa > 115000.0f) {
 		e->count.baro_invalid++;
 		e->innov[ESTIM_BARO].invalid++;
@@ -66,12 +67,12 @@ int estim_push_baro(struct estim *e, const struct baro_sample *s)
 	float tk = isfinite(s->temp_c) && s->temp_c > -60.0f && s->temp_c < 90.0f ? s->temp_c + 273.15f : 288.15f;
 	e->baro_temp_k = tk;
 	e->air_density = s->pressure_pa / (287.05f * tk);
-	e->last_baro_valid_us = s->t_us;
+	e->last_baro_valid_us = t_us;
 	if (!e->running)
 		return -EAGAIN;
 	/* ISA pressure altitude (troposphere) */
 	float h = 44330.77f * (1.0f - powf(s->pressure_pa / 101325.0f, 0.190263f));
-	struct estim_obs o = { .t_us = estim_meas_time(s->t_us, e->cfg.baro_delay_ms), .v = { h, 0.0f, 0.0f } }, avg;
+	struct estim_obs o = { .t_us = estim_meas_time(t_us, e->cfg.baro_delay_ms), .v = { h, 0.0f, 0.0f } }, avg;
 	if (!estim_decim_add(e, &e->baro_dec, ESTIM_BARO_MAX_HZ, &o, &avg))
 		return 0;
 	return estim_obs_push(e, e->baro_buf, &e->baro_head, &e->baro_count, &avg);

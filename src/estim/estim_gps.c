@@ -181,6 +181,7 @@ int estim_ned_to_wgs84(const struct estim *e, const float ned_m[3], double *lat_
 
 int estim_push_gps(struct estim *e, const struct gps_fix *f)
 {
+	uint64_t t_us = estim_sample_time(e, f->t_us);
 	const struct estim_config *c = &e->cfg;
 	bool ok = f->fix == GPS_FIX_3D && f->num_sv >= c->gps_min_sats && isfinite(f->lat_deg) &&
 		  isfinite(f->lon_deg) && fabs(f->lat_deg) <= 90.0 && fabs(f->lon_deg) <= 180.0 &&
@@ -203,13 +204,13 @@ int estim_push_gps(struct estim *e, const struct gps_fix *f)
 	}
 	/* The receiver's interval, from valid fixes 2 s apart at most (1-10 Hz
 	 * receivers; a return after an outage says nothing of the rate). */
-	if (e->gps_prev_valid_us && f->t_us > e->gps_prev_valid_us) {
-		float dt = (float)(f->t_us - e->gps_prev_valid_us) * 1e-6f;
+	if (e->gps_prev_valid_us && t_us > e->gps_prev_valid_us) {
+		float dt = (float)(t_us - e->gps_prev_valid_us) * 1e-6f;
 		if (dt <= 2.0f)
 			e->gps_dt_s = e->gps_dt_s == 0.0f ? dt : e->gps_dt_s + 0.2f * (dt - e->gps_dt_s);
 	}
-	e->gps_prev_valid_us = f->t_us;
-	e->gps_last_valid_us = f->t_us;
+	e->gps_prev_valid_us = t_us;
+	e->gps_last_valid_us = t_us;
 	if (!e->running) {
 		memcpy(e->gps_vel_pre, f->vel_ned_m_s, sizeof(e->gps_vel_pre));
 		if (!f->vel_down_valid)
@@ -221,7 +222,7 @@ int estim_push_gps(struct estim *e, const struct gps_fix *f)
 		origin_set(e, f->lat_deg, f->lon_deg, (double)f->alt_msl_m + (double)e->x.pos[2]);
 		estim_wgs84_to_ned(e, f->lat_deg, f->lon_deg, f->alt_msl_m, g.pos);
 	}
-	g.t_us = estim_meas_time(f->t_us, c->gps_delay_ms);
+	g.t_us = estim_meas_time(t_us, c->gps_delay_ms);
 	memcpy(g.vel, f->vel_ned_m_s, sizeof(g.vel));
 	g.vel_d_valid = f->vel_down_valid;
 	g.h_acc = f->h_acc_m;

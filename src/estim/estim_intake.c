@@ -46,7 +46,7 @@ static void shift_time(struct estim *e, uint64_t d_us)
 		&e->imu_bad_us, &e->imu_frozen_us, &e->next_step_us, &e->t_delayed_us, &e->t_now_us,
 		&e->gps_fail_since_us, &e->baro_fail_since_us, &e->mag_fail_since_us, &e->hgt_reset_us,
 		&e->last_baro_valid_us, &e->gps_last_valid_us, &e->gps_prev_obs_us, &e->gps_prev_valid_us,
-		&e->numeric_us,
+		&e->numeric_us, &e->tas_meas_us,
 	};
 	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
 		shift_one(times[i], d_us);
@@ -81,6 +81,11 @@ static float imu_interval(struct estim *e, uint64_t t_us)
 			shift_time(e, paused);
 			e->pause_us -= paused;
 			span_us -= paused;
+			/* Halfway across the jump: at least 50 ms past the last stamp before
+			 * it (HIL re-anchors past 100 ms of lateness), and as far before the
+			 * first after it. */
+			e->shifted_us = paused;
+			e->shift_edge_us = e->imu_last_us + paused / 2;
 		}
 	}
 	float raw = (float)span_us * 1e-6f;
@@ -174,6 +179,16 @@ int estim_obs_push(struct estim *e, struct estim_obs *buf, unsigned int *head, u
 	buf[(*head + *count) % ESTIM_OBS_BUF] = *o;
 	(*count)++;
 	return 0;
+}
+
+/* A slow sensor's sample stamped before the last pause's jump but pushed after
+ * the IMU sample that crossed it (the caller reads the IMU first, then the
+ * latest of each other sensor): in the time before the shift, moved on by it
+ * as everything the filter held then was. Unmoved, a GPS fix would seem the
+ * jump's length older than the one before it: lost, for one fix. */
+uint64_t estim_sample_time(const struct estim *e, uint64_t t_us)
+{
+	return e->shifted_us && t_us < e->shift_edge_us ? t_us + e->shifted_us : t_us;
 }
 
 uint64_t estim_meas_time(uint64_t t_us, float delay_ms)

@@ -126,6 +126,7 @@ ESTIM_INTERNAL int estim_obs_push(struct estim *e, struct estim_obs *buf, unsign
 		   const struct estim_obs *o);
 /* Measurement time: arrival less the delay (clamped to 0..300 ms). */
 ESTIM_INTERNAL uint64_t estim_meas_time(uint64_t t_us, float delay_ms);
+ESTIM_INTERNAL uint64_t estim_sample_time(const struct estim *e, uint64_t t_us);
 /* Average a slow sensor's samples down to max_hz; true with the average in
  * out when one falls due. */
 ESTIM_INTERNAL bool estim_decim_add(struct estim *e, struct estim_decim *d, float max_hz, const struct estim_obs *in,

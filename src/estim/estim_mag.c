@@ -117,6 +117,7 @@ void estim_fuse_mag(struct estim *e, const struct estim_obs *o)
 
 int estim_push_mag(struct estim *e, const struct mag_sample *s)
 {
+	uint64_t t_us = estim_sample_time(e, s->t_us);
 	float m[3], n2 = 0.0f;
 	for (int i = 0; i < 3; i++) {
 		m[i] = s->field_ut[i] * UT_TO_GAUSS;
@@ -139,7 +140,7 @@ int estim_push_mag(struct estim *e, const struct mag_sample *s)
 		e->mov_mag_n++;
 		return -EAGAIN;
 	}
-	struct estim_obs o = { .t_us = estim_meas_time(s->t_us, e->cfg.mag_delay_ms), .v = { m[0], m[1], m[2] } }, avg;
+	struct estim_obs o = { .t_us = estim_meas_time(t_us, e->cfg.mag_delay_ms), .v = { m[0], m[1], m[2] } }, avg;
 	if (!estim_decim_add(e, &e->mag_dec, ESTIM_MAG_MAX_HZ, &o, &avg))
 		return 0;
 	return estim_obs_push(e, e->mag_buf, &e->mag_head, &e->mag_count, &avg);
