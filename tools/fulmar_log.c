@@ -47,9 +47,10 @@ static void usage(FILE *out)
 	      "           (heights above home put on home's, ORGN Type 1); what cannot be\n"
 	      "           placed is left out and counted on stderr\n"
 	      "  plot     SVG: ground track with waypoints, altitude, airspeed, roll and pitch\n"
-	      "           demand against achieved, loop-timing histogram (stdout without -o)\n"
+	      "           demand against achieved (late loops marked), loop-timing histogram\n"
+	      "           (stdout without -o)\n"
 	      "  summary  flight time, distance, max altitude and speed, modes, failsafes and\n"
-	      "           errors, loop timing, log drops\n",
+	      "           errors, loop timing, late loops by thread and cause, log drops\n",
 	      out);
 }
 
@@ -414,6 +415,7 @@ enum col_id {
 	C_ID, C_SUBSYS, C_ECODE, C_MESSAGE,                                /* EV, ERR, MSG */
 	C_CNUM, C_CID, C_FRAME, C_RELHOME, C_DP,                           /* CMD, POS, DSF */
 	C_TYPE,                                                            /* ORGN */
+	C_THR, C_CAUSE, C_IVL, C_TKT, C_TASK,                              /* LATE */
 	C_COUNT
 };
 
@@ -426,12 +428,23 @@ static const char *const col_names[C_COUNT] = {
 	"Id", "Subsys", "ECode", "Message",
 	"CNum", "CId", "Frame", "RelHomeAlt", "Dp",
 	"Type",
+	"Thr", "Cause", "Ivl", "TkT", "Task",
 };
 
 enum kind {
 	K_NONE = 0, K_GPS, K_POS, K_CTUN, K_ARSP, K_ATT, K_PM, K_MODE, K_EV, K_ERR, K_MSG,
-	K_CMD, K_BARO, K_DSF, K_ORGN,
+	K_CMD, K_BARO, K_DSF, K_ORGN, K_LATE,
 };
+
+/* LATE's Thr and Cause (fulmar's daemon/scheduler.h). */
+static const char *const late_threads[] = { "?", "timer", "main", "rcin", "uart", "tone", "io" };
+static const char *const late_causes[] = {
+	"a task ran long", "a task slept in a system call", "page faults read from storage",
+	"another task held the CPU", "the kernel woke it late",
+};
+#define LATE_THREADS (sizeof late_threads / sizeof late_threads[0])
+#define LATE_CAUSES (sizeof late_causes / sizeof late_causes[0])
+#define LATE_TASKS 32
 
 struct event {
 	double t;
@@ -465,6 +478,13 @@ struct flight {
 	bool have_t;
 	uint64_t dsf_drops;
 	unsigned loop_rate_hz;
+	/* LATE: the late loops (thread, cause, interval us, longest task us), counted by
+	 * thread and cause, and a task that ran long by name */
+	struct series late;
+	unsigned late_n[LATE_THREADS][LATE_CAUSES];
+	double late_longest_us[LATE_THREADS][LATE_CAUSES];
+	struct { unsigned thread; char name[17]; unsigned n; double longest_us; } late_task[LATE_TASKS];
+	unsigned n_late_task;
 };
 
 static enum kind kind_of(const char *name)
@@ -473,7 +493,7 @@ static enum kind kind_of(const char *name)
 		{ "GPS", K_GPS }, { "POS", K_POS }, { "CTUN", K_CTUN }, { "ARSP", K_ARSP },
 		{ "ATT", K_ATT }, { "PM", K_PM }, { "MODE", K_MODE }, { "EV", K_EV },
 		{ "ERR", K_ERR }, { "MSG", K_MSG }, { "CMD", K_CMD }, { "BARO", K_BARO },
-		{ "DSF", K_DSF }, { "ORGN", K_ORGN },
+		{ "DSF", K_DSF }, { "ORGN", K_ORGN }, { "LATE", K_LATE },
 	};
 	for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
 		if (strcmp(map[k].name, name) == 0)
@@ -510,6 +530,41 @@ static void add_event(struct flight *fl, double t, int kind, int a, int b, const
 		len = 64;
 	memcpy(e->text, text ? text : "", text ? len : 0);
 	e->text[text ? len : 0] = '\0';
+}
+
+static void late_record(struct flight *fl, const struct df_record *rec, double t)
+{
+	double thr = fld(fl, rec, C_THR), cause = fld(fl, rec, C_CAUSE), ivl = fld(fl, rec, C_IVL);
+	double tkt = fld(fl, rec, C_TKT);
+	if (!(thr >= 0 && thr < LATE_THREADS) || !(cause >= 0 && cause < LATE_CAUSES))
+		return;   /* not a thread or cause this reader knows: left out of the sums */
+	unsigned th = (unsigned)thr, c = (unsigned)cause;
+	series_add(&fl->late, t, thr, cause, ivl, tkt);
+	fl->late_n[th][c]++;
+	if (ivl > fl->late_longest_us[th][c])
+		fl->late_longest_us[th][c] = ivl;
+	struct df_value v;
+	int col = fl->col[rec->type][C_TASK];
+	if (c != 0 || col < 0 || df_record_field(rec, (unsigned)col, &v) != 0)
+		return;
+	char name[17];
+	size_t len = v.v.s.len < 16 ? v.v.s.len : 16;
+	memcpy(name, v.v.s.p, len);
+	name[len] = '\0';
+	unsigned k = 0;
+	while (k < fl->n_late_task && !(fl->late_task[k].thread == th &&
+					 strcmp(fl->late_task[k].name, name) == 0))
+		k++;
+	if (k == fl->n_late_task) {
+		if (k == LATE_TASKS)
+			return;
+		fl->n_late_task++;
+		fl->late_task[k].thread = th;
+		memcpy(fl->late_task[k].name, name, sizeof name);
+	}
+	fl->late_task[k].n++;
+	if (tkt > fl->late_task[k].longest_us)
+		fl->late_task[k].longest_us = tkt;
 }
 
 static void flight_record(const struct df_record *rec, void *ctx)
@@ -639,6 +694,9 @@ static void flight_record(const struct df_record *rec, void *ctx)
 		fl->have_home = true;
 		break;
 	}
+	case K_LATE:
+		late_record(fl, rec, t);
+		break;
 	default:
 		break;
 	}
@@ -862,6 +920,24 @@ static int cmd_summary(const char *path)
 		free(maxes);
 	} else {
 		puts("loop timing: no PM records");
+	}
+	/* Late loops from LATE: where the time went, by thread and cause. */
+	if (fl.late.n) {
+		printf("late loops (over 2x their period, LATE): %zu\n", fl.late.n);
+		for (unsigned th = 0; th < LATE_THREADS; th++)
+			for (unsigned c = 0; c < LATE_CAUSES; c++) {
+				if (!fl.late_n[th][c])
+					continue;
+				printf("  %-5s %s: %u (longest %.1f ms)", late_threads[th], late_causes[c],
+				       fl.late_n[th][c], fl.late_longest_us[th][c] * 1e-3);
+				for (unsigned k = 0; c == 0 && k < fl.n_late_task; k++)
+					if (fl.late_task[k].thread == th)
+						printf("; %s %u (up to %.1f ms)", fl.late_task[k].name,
+						       fl.late_task[k].n, fl.late_task[k].longest_us * 1e-3);
+				putchar('\n');
+			}
+	} else {
+		puts("late loops (over 2x their period, LATE): none");
 	}
 	printf("log drops: %llu records (DSF)\n", (unsigned long long)fl.dsf_drops);
 	return 0;
@@ -1233,6 +1309,16 @@ static void draw_line(FILE *o, const struct line *l, double y0, double t0, doubl
 	fputs("\"/>\n", o);
 }
 
+/* A thin mark at each late loop (LATE) across a panel: what the flight did then. */
+static void late_marks(FILE *o, double y0, const struct series *late, double t0, double t1)
+{
+	for (size_t k = 0; k < late->n; k++) {
+		double x = MARGIN_L + (late->p[k].t - t0) / (t1 - t0) * PLOT_W;
+		fprintf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#e377c2\" "
+			"stroke-opacity=\"0.5\"/>\n", x, x, y0 + 25, y0 + PANEL_H - 35);
+	}
+}
+
 static void time_panel(FILE *o, double y0, const char *title, const char *unit,
 		       const struct line *lines, int nlines, double t0, double t1)
 {
@@ -1458,12 +1544,19 @@ static int cmd_plot(int argc, char **argv)
 		{ &fl.att, 1, 1, "Roll", "#1f77b4" },
 	};
 	time_panel(o, y, "Roll: demand against achieved (ATT)", "deg", roll, 2, t0, t1);
+	late_marks(o, y, &fl.late, t0, t1);
 	y += PANEL_H;
 	struct line pitch[2] = {
 		{ &fl.att, 2, 1, "DesPitch", "#d62728" },
 		{ &fl.att, 3, 1, "Pitch", "#1f77b4" },
 	};
 	time_panel(o, y, "Pitch: demand against achieved (ATT)", "deg", pitch, 2, t0, t1);
+	late_marks(o, y, &fl.late, t0, t1);
+	if (fl.late.n) {
+		char note[96];
+		snprintf(note, sizeof note, "pink marks: %zu late loops (LATE)", fl.late.n);
+		svg_text(o, MARGIN_L, y + PANEL_H - 8, "start", "tick", note);
+	}
 	y += PANEL_H;
 	histogram_panel(o, y, &fl);
 	fputs("</svg>\n", o);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon/scheduler.h"
 #include "log/log_download.h"
 #include "mavlink_msgs.h"
 #include "param/param.h"
@@ -138,11 +139,29 @@ bool flightlog_reply(struct flightlog_msg *out)
 	return fl.open && ring_read(&fl.reply, out, 1) == 1;
 }
 
+/* The scheduler's late loops as LATE records (dropped with no file open: counted there). */
+static void log_late_loops(struct sched *s)
+{
+	struct sched_late l;
+	while (sched_late_take(s, &l)) {
+		struct df_late r = { .t_us = l.start_ns / 1000u, .thread = l.thread, .cause = l.cause,
+				     .period_us = l.period_us, .interval_us = l.interval_us,
+				     .late_us = l.late_us, .run_us = l.run_us, .task_us = l.task_us,
+				     .run_delay_us = l.run_delay_us, .cpu_us = l.cpu_us,
+				     .nvcsw = l.nvcsw, .nivcsw = l.nivcsw, .minflt = l.minflt,
+				     .majflt = l.majflt };
+		_Static_assert(sizeof(r.task) == sizeof(l.task), "LATE's Task holds a task's name");
+		memcpy(r.task, l.task, sizeof(r.task));
+		log_writer_emit(&fl.w, DF_ID_LATE, &r);
+	}
+}
+
 void flightlog_task(void *ctx, uint64_t now_us)
 {
-	(void)ctx;
 	if (!fl.open)
 		return;
+	if (ctx)
+		log_late_loops(ctx);
 	log_writer_service(&fl.w, now_us);
 	if (!fl.download)
 		return;

@@ -20,7 +20,10 @@ int flightlog_open(const char *dir, const char *version);
 struct log_producer *flightlog_main(void);
 /* Any thread: armed or not (the writer keeps files per arming). */
 void flightlog_set_armed(bool armed);
-/* io thread task: writes what the rings hold. */
+/*
+ * io thread task: writes what the rings hold, and a LATE record for each late
+ * loop the scheduler ctx (a struct sched; NULL: none) has seen since.
+ */
 void flightlog_task(void *ctx, uint64_t now_us);
 /*
  * Log download (LOG_REQUEST_LIST/DATA, LOG_ERASE, LOG_REQUEST_END): the io

@@ -271,7 +271,7 @@ static int setup_tasks(const struct board *board)
 		rc = board_io_add_tasks(&bio, &sched);
 	if (!rc)
 		rc = services_add_tasks(&sched, &hub, hil_url ? NULL : &bio);
-	const struct sched_task log_task = { "log", SCHED_IO, 0, flightlog_task, NULL };
+	const struct sched_task log_task = { "log", SCHED_IO, 0, flightlog_task, &sched };
 	if (!rc)
 		rc = sched_add_task(&sched, &log_task);
 	if (rc) {

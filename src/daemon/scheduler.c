@@ -3,11 +3,13 @@
 #include "daemon/scheduler.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -116,6 +118,17 @@ int sched_init(struct sched *s, const struct sched_cfg *cfg)
 		atomic_init(&t->stats.last_start_ns, 0);
 		atomic_init(&t->stats.last_event_ns, 0);
 		atomic_init(&t->stats.shed_loops, 0);
+		t->schedstat_fd = -1;
+		t->task_idx = -1;
+		atomic_init(&t->late_w, 0);
+		atomic_init(&t->late_r, 0);
+		atomic_init(&t->late_lost, 0);
+		for (int c = 0; c < SCHED_LATE_CAUSES; c++) {
+			atomic_init(&t->late_by_cause[c], 0);
+			atomic_init(&t->late_longest_us[c], 0);
+		}
+		for (int k = 0; k < SCHED_MAX_TASKS_PER_THREAD; k++)
+			atomic_init(&t->late_by_task[k], 0);
 	}
 	return 0;
 }
@@ -231,11 +244,22 @@ void sched_pace_signal(struct sched *s, enum sched_thread_id id)
 
 static void release(struct sched *s);
 
+/* Runs the due tasks, each timed: the longest is the one a late loop names. */
 static void run_tasks(struct sched_thread *t, uint64_t now_us)
 {
-	for (uint32_t i = 0; i < t->n_tasks; i++)
-		if (t->wakes % t->task_div[i] == 0)
-			t->tasks[i]->run(t->tasks[i]->ctx, now_us);
+	t->task_idx = -1;
+	t->task_ns = 0;
+	for (uint32_t i = 0; i < t->n_tasks; i++) {
+		if (t->wakes % t->task_div[i] != 0)
+			continue;
+		uint64_t t0 = clock_mono_ns();
+		t->tasks[i]->run(t->tasks[i]->ctx, now_us);
+		uint64_t d = clock_mono_ns() - t0;
+		if (t->task_idx < 0 || d > t->task_ns) {
+			t->task_ns = d;
+			t->task_idx = (int32_t)i;
+		}
+	}
 	t->wakes++;
 }
 
@@ -245,7 +269,7 @@ static void bump(_Atomic uint64_t *c)
 			      memory_order_relaxed);
 }
 
-void sched_stats_add(struct sched *s, enum sched_thread_id id, const struct sched_loop *l)
+bool sched_stats_add(struct sched *s, enum sched_thread_id id, const struct sched_loop *l)
 {
 	const struct sched_thread *t = &s->th[id];
 	struct sched_stats *st = &s->th[id].stats;
@@ -288,6 +312,201 @@ void sched_stats_add(struct sched *s, enum sched_thread_id id, const struct sche
 		atomic_store_explicit(&st->last_event_ns, l->intended_ns, memory_order_relaxed);
 	/* Last, so that a reader that sees n loops sees their starts too (nearly: relaxed). */
 	bump(&st->loops);
+	return over_2x;
+}
+
+/* ---- late-loop forensics ------------------------------------------------ */
+
+static const char *const cause_names[SCHED_LATE_CAUSES] = {
+	[SCHED_LATE_TASK] = "a task ran long",
+	[SCHED_LATE_BLOCKED] = "a task slept in a system call",
+	[SCHED_LATE_PAGE_FAULT] = "page faults read from storage",
+	[SCHED_LATE_PREEMPTED] = "another task held the CPU",
+	[SCHED_LATE_KERNEL] = "the kernel woke it late",
+};
+
+const char *sched_late_cause_name(enum sched_late_cause c)
+{
+	return c < SCHED_LATE_CAUSES ? cause_names[c] : "?";
+}
+
+static uint32_t us32(uint64_t ns)
+{
+	uint64_t u = ns / 1000u;
+	return u < SCHED_LATE_UNKNOWN ? (uint32_t)u : SCHED_LATE_UNKNOWN - 1u;
+}
+
+static uint16_t count16(long d)
+{
+	return d <= 0 ? 0 : d > UINT16_MAX ? UINT16_MAX : (uint16_t)d;
+}
+
+/*
+ * Where the interval went: the run inside it against the wait for the start.
+ * Page faults that read storage explain either. A run longer than the wait
+ * was the CPU's (a task computing), the run queue's (runnable, another task
+ * on the CPU) or neither (asleep inside a task: a system call that waited);
+ * a longer wait was the run queue's or else the kernel's own (the timer or
+ * an interrupt late, an idle state slow to leave). Half the part in question
+ * decides; without the scheduler's figures a long run is the task's and a
+ * late wake the kernel's.
+ */
+enum sched_late_cause sched_late_classify(const struct sched_late *l)
+{
+	if (l->majflt)
+		return SCHED_LATE_PAGE_FAULT;
+	bool known = l->run_delay_us != SCHED_LATE_UNKNOWN && l->cpu_us != SCHED_LATE_UNKNOWN;
+	if (l->run_us >= l->late_us) {
+		if (known && 2u * (uint64_t)l->run_delay_us >= l->run_us)
+			return SCHED_LATE_PREEMPTED;
+		if (known && 2u * (uint64_t)l->cpu_us < l->run_us)
+			return SCHED_LATE_BLOCKED;
+		return SCHED_LATE_TASK;
+	}
+	if (known && 2u * (uint64_t)l->run_delay_us >= l->late_us)
+		return SCHED_LATE_PREEMPTED;
+	return SCHED_LATE_KERNEL;
+}
+
+/* Single writer (the thread): counted, and into the ring unless it is full. */
+static void late_push(struct sched_thread *t, struct sched_late *r, int32_t task)
+{
+	if (task >= 0)
+		snprintf(r->task, sizeof(r->task), "%s", t->tasks[task]->name);
+	r->cause = (uint8_t)sched_late_classify(r);
+	bump(&t->late_by_cause[r->cause]);
+	if (r->interval_us > atomic_load_explicit(&t->late_longest_us[r->cause], memory_order_relaxed))
+		atomic_store_explicit(&t->late_longest_us[r->cause], r->interval_us, memory_order_relaxed);
+	if (r->cause == SCHED_LATE_TASK && task >= 0)
+		bump(&t->late_by_task[task]);
+	uint32_t w = atomic_load_explicit(&t->late_w, memory_order_relaxed);
+	if (w - atomic_load_explicit(&t->late_r, memory_order_acquire) >= SCHED_LATE_RING) {
+		bump(&t->late_lost);
+		return;
+	}
+	t->late_ring[w % SCHED_LATE_RING] = *r;
+	atomic_store_explicit(&t->late_w, w + 1u, memory_order_release);
+}
+
+/* The thread's own counters now (two system calls, neither of which blocks). */
+static void probe_read(const struct sched_thread *t, struct sched_probe *p)
+{
+	memset(p, 0, sizeof(*p));
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+		p->nvcsw = ru.ru_nvcsw;
+		p->nivcsw = ru.ru_nivcsw;
+		p->minflt = ru.ru_minflt;
+		p->majflt = ru.ru_majflt;
+	}
+	char buf[96];
+	ssize_t n = t->schedstat_fd >= 0 ? pread(t->schedstat_fd, buf, sizeof(buf) - 1, 0) : -1;
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	/* "<ns on the CPU> <ns runnable, waiting for it> <timeslices>" */
+	char *end;
+	p->cpu_ns = strtoull(buf, &end, 10);
+	if (end != buf) {
+		char *end2;
+		p->run_delay_ns = strtoull(end, &end2, 10);
+		p->known = end2 != end;
+	}
+}
+
+static void schedstat_open(struct sched_thread *t)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/schedstat", (long)syscall(SYS_gettid));
+	t->schedstat_fd = open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * Real time, an interval over 2x: from the previous start to this one, the
+ * previous loop's run (for a paced thread, its part after the event) and the
+ * wait for this start, with the counters' change over it.
+ */
+static void late_realtime(struct sched_thread *t, const struct sched_loop *l, uint64_t iv,
+			  const struct sched_probe *p, uint64_t prev_end, uint64_t prev_run,
+			  uint64_t prev_task_ns, int32_t prev_task)
+{
+	struct sched_late r = { .start_ns = l->start_ns, .period_us = us32(t->period_ns),
+				.thread = (uint8_t)t->id, .task_us = us32(prev_task_ns) };
+	uint64_t from = l->intended_ns;
+	if (t->paced) {
+		r.interval_us = us32(l->start_ns - l->intended_ns);
+		r.run_us = us32(prev_end > l->intended_ns ? prev_end - l->intended_ns : 0);
+		if (prev_end > from)
+			from = prev_end;
+	} else {
+		r.interval_us = us32(iv);
+		r.run_us = us32(prev_run);
+	}
+	r.late_us = us32(l->start_ns > from ? l->start_ns - from : 0);
+	const struct sched_probe *a = &t->probe;
+	r.nvcsw = count16(p->nvcsw - a->nvcsw);
+	r.nivcsw = count16(p->nivcsw - a->nivcsw);
+	r.minflt = count16(p->minflt - a->minflt);
+	r.majflt = count16(p->majflt - a->majflt);
+	bool known = p->known && a->known;
+	r.cpu_us = known ? us32(p->cpu_ns - a->cpu_ns) : SCHED_LATE_UNKNOWN;
+	r.run_delay_us = known ? us32(p->run_delay_ns - a->run_delay_ns) : SCHED_LATE_UNKNOWN;
+	late_push(t, &r, prev_task);
+}
+
+/* Lock-step, a run over 2x: its longest task is where the time went. */
+static void late_lockstep(struct sched_thread *t, const struct sched_loop *l)
+{
+	struct sched_late r = { .start_ns = l->start_ns, .period_us = us32(t->period_ns),
+				.interval_us = us32(l->run_ns), .run_us = us32(l->run_ns),
+				.task_us = us32(t->task_ns), .thread = (uint8_t)t->id,
+				.cpu_us = SCHED_LATE_UNKNOWN, .run_delay_us = SCHED_LATE_UNKNOWN };
+	late_push(t, &r, t->task_idx);
+}
+
+bool sched_late_take(struct sched *s, struct sched_late *out)
+{
+	struct sched_thread *best = NULL;
+	uint32_t best_r = 0;
+	for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT; i++) {
+		struct sched_thread *t = &s->th[i];
+		uint32_t r = atomic_load_explicit(&t->late_r, memory_order_relaxed);
+		if (r == atomic_load_explicit(&t->late_w, memory_order_acquire))
+			continue;
+		if (!best || t->late_ring[r % SCHED_LATE_RING].start_ns <
+			     best->late_ring[best_r % SCHED_LATE_RING].start_ns) {
+			best = t;
+			best_r = r;
+		}
+	}
+	if (!best)
+		return false;
+	*out = best->late_ring[best_r % SCHED_LATE_RING];
+	atomic_store_explicit(&best->late_r, best_r + 1u, memory_order_release);
+	return true;
+}
+
+static double ms(uint32_t us)
+{
+	return (double)us * 1e-3;
+}
+
+void sched_late_describe(const struct sched_late *l, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s: %.1f ms (period %.1f ms): %s; run %.1f ms", 
+			 sched_thread_name((enum sched_thread_id)l->thread), ms(l->interval_us),
+			 ms(l->period_us), sched_late_cause_name((enum sched_late_cause)l->cause),
+			 ms(l->run_us));
+	if (l->task[0] && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " (longest task %s, %.1f ms)", l->task,
+			      ms(l->task_us));
+	if (n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ", woken %.1f ms late; switches %u "
+			      "involuntary, %u voluntary; page faults %u major, %u minor",
+			      ms(l->late_us), l->nivcsw, l->nvcsw, l->majflt, l->minflt);
+	if (l->cpu_us != SCHED_LATE_UNKNOWN && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "; %.1f ms on the CPU, %.1f ms runnable waiting "
+			 "for it", ms(l->cpu_us), ms(l->run_delay_us));
 }
 
 /*
@@ -330,8 +549,10 @@ static void *thread_main(void *arg)
 	while (atomic_load_explicit(&s->go, memory_order_acquire) == 0)
 		syscall(SYS_futex, &s->go, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 	uint64_t next = s->t0_ns + t->phase_ns;
-	uint64_t prev_start = 0;
+	uint64_t prev_start = 0, prev_end = 0;
 	uint32_t pace_seen = atomic_load(&t->pace_seq);
+	schedstat_open(t);
+	probe_read(t, &t->probe);
 
 	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
 		struct sched_loop l = { 0 };
@@ -358,6 +579,11 @@ static void *thread_main(void *arg)
 			l.intended_ns = next;
 		}
 		uint64_t start = clock_mono_ns();
+		struct sched_probe probe;
+		probe_read(t, &probe);
+		uint64_t iv = prev_start ? start - prev_start : 0;
+		uint64_t prev_run = t->run_ns, prev_task_ns = t->task_ns;
+		int32_t prev_task = t->task_idx;
 		prev_start = start;
 		t->loop_start_ns = start;
 
@@ -366,7 +592,12 @@ static void *thread_main(void *arg)
 		uint64_t end = clock_mono_ns();
 		l.start_ns = start;
 		l.run_ns = end - start;
-		sched_stats_add(s, t->id, &l);
+		/* Over 2x is judged on the start alone in real time (sched_stats). */
+		if (sched_stats_add(s, t->id, &l))
+			late_realtime(t, &l, iv, &probe, prev_end, prev_run, prev_task_ns, prev_task);
+		t->probe = probe;
+		t->run_ns = l.run_ns;
+		prev_end = end;
 		if (t->paced)
 			continue;
 
@@ -380,6 +611,9 @@ static void *thread_main(void *arg)
 			next += behind * t->period_ns;
 		}
 	}
+	if (t->schedstat_fd >= 0)
+		close(t->schedstat_fd);
+	t->schedstat_fd = -1;
 	return NULL;
 }
 
@@ -633,7 +867,8 @@ int sched_lockstep_run_until(struct sched *s, uint64_t t_us)
 		uint64_t w0 = clock_mono_ns();
 		run_tasks(best, s->vt_us);
 		l.run_ns = clock_mono_ns() - w0;
-		sched_stats_add(s, best->id, &l);
+		if (sched_stats_add(s, best->id, &l))
+			late_lockstep(best, &l);
 		uint64_t period_us = best->period_ns / 1000;
 		best->next_vt_us = s->vt_us + (best->paced ? 2 * period_us : period_us);
 		if (period_us == 0)
@@ -691,6 +926,39 @@ static void report_pacing(const struct sched *s, const struct sched_thread *t,
 	    name, (unsigned long long)f->pace_timeouts);
 }
 
+/* A thread's loops over 2x by cause (and, for a task that ran long, by task): one line. */
+static void report_late(const struct sched_thread *t, char *buf, size_t len, size_t *n)
+{
+	uint64_t by[SCHED_LATE_CAUSES], total = 0;
+	for (int c = 0; c < SCHED_LATE_CAUSES; c++)
+		total += by[c] = get(&t->late_by_cause[c]);
+	if (!total)
+		return;
+	put(buf, len, n, "%s: %llu loops over 2x, where the time went:", sched_thread_name(t->id),
+	    (unsigned long long)total);
+	const char *sep = " ";
+	for (int c = 0; c < SCHED_LATE_CAUSES; c++) {
+		if (!by[c])
+			continue;
+		put(buf, len, n, "%s%s %llu (longest %.1f ms", sep,
+		    sched_late_cause_name((enum sched_late_cause)c), (unsigned long long)by[c],
+		    (double)get(&t->late_longest_us[c]) * 1e-3);
+		if (c == SCHED_LATE_TASK)
+			for (uint32_t k = 0; k < t->n_tasks; k++) {
+				uint64_t m = get(&t->late_by_task[k]);
+				if (m)
+					put(buf, len, n, "; %s %llu", t->tasks[k]->name, (unsigned long long)m);
+			}
+		put(buf, len, n, ")");
+		sep = ", ";
+	}
+	uint64_t lost = get(&t->late_lost);
+	if (lost)
+		put(buf, len, n, "; %llu of them not in the flight log's LATE records (not taken in time)",
+		    (unsigned long long)lost);
+	put(buf, len, n, "\n");
+}
+
 void sched_report(const struct sched *s, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -744,6 +1012,8 @@ void sched_report(const struct sched *s, char *buf, size_t len)
 		    us(get(&w->longest_ns)), (unsigned long long)get(&w->deferred),
 		    (unsigned long long)f.shed_loops);
 	}
+	for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT; i++)
+		report_late(&s->th[i], buf, len, &n);
 	if (s->lockstep)
 		put(buf, len, &n, "lock-step: every loop starts on its instant of the simulator's "
 		    "clock, so none is late and no wake-up latency is measured; >1.5x and >2x count "

@@ -28,6 +28,8 @@
 #define SCHED_MAX_TASKS 32
 #define SCHED_MAX_TASKS_PER_THREAD 16
 #define SCHED_MAX_WORK 8
+#define SCHED_LATE_RING 16      /* late-loop records a thread holds for the reader */
+#define SCHED_TASK_NAME 16      /* a task's name as a late-loop record keeps it */
 
 struct sched_thread_cfg {
 	uint32_t rate_hz;   /* wake rate; for a paced thread, the expected rate */
@@ -129,6 +131,52 @@ struct sched_figures {
 	uint64_t shed_loops;
 };
 
+/*
+ * Late-loop forensics: for every loop counted over 2x (sched_stats), where the
+ * time went. In real time each thread reads its own counters at every loop's
+ * start (getrusage RUSAGE_THREAD and its /proc schedstat: two system calls a
+ * loop, about 1 us on a Cortex-A7) and judges a late start from their change
+ * since the previous start, with the previous loop's run time and its longest
+ * task. In lock-step only a loop's run time can be late, and its longest task
+ * says where the time went. fulmard's threads share no lock: they meet in
+ * lock-free topics and rings, so a loop that slept inside a task waited on
+ * the kernel (a read, a write, a device), never on another thread of ours.
+ */
+enum sched_late_cause {
+	SCHED_LATE_TASK,        /* a task computed for longer than the period: task names it */
+	SCHED_LATE_BLOCKED,     /* the loop slept inside a task: a system call waited (disk, device) */
+	SCHED_LATE_PAGE_FAULT,  /* major page faults: it waited for pages to be read in */
+	SCHED_LATE_PREEMPTED,   /* runnable, but another task held the CPU (a higher priority, an IRQ thread) */
+	SCHED_LATE_KERNEL,      /* woken late, not for want of the CPU: timer or interrupt latency, a deep idle state */
+	SCHED_LATE_CAUSES
+};
+
+/* One late loop (SCHED_LATE_UNKNOWN: a figure the kernel did not give). */
+#define SCHED_LATE_UNKNOWN UINT32_MAX
+struct sched_late {
+	uint64_t start_ns;        /* the late loop's start, on the thread's clock */
+	uint32_t period_us;
+	uint32_t interval_us;     /* what was judged: periodic, start to start; paced, event to start;
+	                           * lock-step, the loop's run */
+	uint32_t late_us;         /* its wake-up latency (0 in lock-step) */
+	uint32_t run_us;          /* the run in the interval: the loop before (real time), this one (lock-step) */
+	uint32_t task_us;         /* that run's longest task */
+	uint32_t run_delay_us;    /* over the interval: runnable but not running (schedstat) */
+	uint32_t cpu_us;          /* over the interval: on the CPU (schedstat) */
+	uint16_t nvcsw, nivcsw;   /* over the interval: voluntary and involuntary context switches */
+	uint16_t minflt, majflt;  /* over the interval: minor and major page faults */
+	uint8_t thread;           /* enum sched_thread_id */
+	uint8_t cause;            /* enum sched_late_cause */
+	char task[SCHED_TASK_NAME];  /* the longest task's name ("" none) */
+};
+
+/* A thread's own counters at a loop's start (real time). */
+struct sched_probe {
+	uint64_t cpu_ns, run_delay_ns;   /* schedstat; both 0 and known false without it */
+	long nvcsw, nivcsw, minflt, majflt;
+	bool known;
+};
+
 struct sched_thread {
 	enum sched_thread_id id;
 	uint64_t period_ns;
@@ -147,6 +195,18 @@ struct sched_thread {
 	bool pace_due;                 /* lock-step: an event came that the next run serves */
 	uint64_t loop_start_ns;        /* real time: when this loop's tasks began */
 	bool shed_now;                 /* optional work was deferred in this loop */
+	/* Late-loop forensics, written by the thread (struct sched_late). */
+	int schedstat_fd;              /* its /proc schedstat; -1: none */
+	struct sched_probe probe;      /* at the latest loop's start */
+	uint64_t run_ns;               /* the latest loop's run */
+	uint64_t task_ns;              /* ... its longest task's */
+	int32_t task_idx;              /* ... which (-1: none ran) */
+	struct sched_late late_ring[SCHED_LATE_RING];  /* SPSC: the thread writes, sched_late_take reads */
+	_Atomic uint32_t late_w, late_r;
+	_Atomic uint64_t late_lost;    /* records the reader had not taken when the ring was full */
+	_Atomic uint64_t late_by_cause[SCHED_LATE_CAUSES];
+	_Atomic uint64_t late_longest_us[SCHED_LATE_CAUSES];  /* each cause's longest interval */
+	_Atomic uint64_t late_by_task[SCHED_MAX_TASKS_PER_THREAD];  /* SCHED_LATE_TASK, by task */
 	pthread_t pthread;
 	bool started;
 	struct sched *owner;
@@ -233,9 +293,10 @@ double sched_rate_hz(const struct sched_figures *from, const struct sched_figure
 		     double *span_s);
 /*
  * The statistics' own step, exposed so that tests can drive it with made-up
- * times: adds one loop of thread id. The owning thread only.
+ * times: adds one loop of thread id, and returns whether it was over 2x. The
+ * owning thread only.
  */
-void sched_stats_add(struct sched *s, enum sched_thread_id id, const struct sched_loop *l);
+bool sched_stats_add(struct sched *s, enum sched_thread_id id, const struct sched_loop *l);
 
 /*
  * Lock-step: instead of sched_start. Runs, in virtual-time order, every wake
@@ -243,6 +304,20 @@ void sched_stats_add(struct sched *s, enum sched_thread_id id, const struct sche
  * highest-priority thread first. t_us never goes backwards (-EINVAL).
  */
 int sched_lockstep_run_until(struct sched *s, uint64_t t_us);
+
+const char *sched_late_cause_name(enum sched_late_cause c);
+/*
+ * One reader (the io thread's log task): takes the oldest late-loop record of
+ * any thread into *out; false when there is none.
+ */
+bool sched_late_take(struct sched *s, struct sched_late *out);
+/* A record's cause in a sentence, into buf ("main: 6.2 ms late: task flight ran 6.0 ms ..."). */
+void sched_late_describe(const struct sched_late *l, char *buf, size_t len);
+/*
+ * The judgement alone, for tests: the cause of a late loop from its figures
+ * (struct sched_late without cause).
+ */
+enum sched_late_cause sched_late_classify(const struct sched_late *l);
 
 /*
  * Multi-line human report of every thread's timing into buf (NUL-terminated,

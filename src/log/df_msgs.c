@@ -6,6 +6,13 @@
 #include "log/df_msgs.h"
 
 #define F DF_FIELD
+static const struct df_field late_fields[] = {
+	F(struct df_late, t_us), F(struct df_late, thread), F(struct df_late, cause),
+	F(struct df_late, period_us), F(struct df_late, interval_us), F(struct df_late, late_us),
+	F(struct df_late, run_us), F(struct df_late, task_us), F(struct df_late, run_delay_us),
+	F(struct df_late, cpu_us), F(struct df_late, nvcsw), F(struct df_late, nivcsw),
+	F(struct df_late, minflt), F(struct df_late, majflt), F(struct df_late, task),
+};
 static const struct df_field parm_fields[] = {
 	F(struct df_parm, t_us), F(struct df_parm, name), F(struct df_parm, value),
 	F(struct df_parm, default_value),
@@ -213,6 +220,9 @@ const struct df_msg_def df_msg_defs[] = {
 	  "sz--sss-%", "F---FFF-A", pm_fields },
 	{ DF_ID_DSF, DF_DSF_LEN, "DSF", "QIHIIII", "TimeUS,Dp,Blk,Bytes,FMn,FMx,FAv",
 	  "s--bbbb", "F--0000", dsf_fields },
+	{ DF_ID_LATE, DF_LATE_LEN, "LATE", "QBBIIIIIIIHHHHN",
+	  "TimeUS,Thr,Cause,Per,Ivl,Lat,Run,TkT,Dly,Cpu,VC,IC,Fmn,Fmj,Task",
+	  "s--sssssss-----", "F--FFFFFFF-----", late_fields },
 	{ DF_ID_ATT, DF_ATT_LEN, "ATT", "QccccCCCC",
 	  "TimeUS,DesRoll,Roll,DesPitch,Pitch,DesYaw,Yaw,ErrRP,ErrYaw",
 	  "sdddddd--", "FBBBBBBBB", att_fields },
@@ -602,5 +612,6 @@ TYPED_PACKER(df_pack_xkf2, DF_ID_XKF2, struct df_xkf2)
 TYPED_PACKER(df_pack_arsp, DF_ID_ARSP, struct df_arsp)
 TYPED_PACKER(df_pack_vibe, DF_ID_VIBE, struct df_vibe)
 TYPED_PACKER(df_pack_rfnd, DF_ID_RFND, struct df_rfnd)
+TYPED_PACKER(df_pack_late, DF_ID_LATE, struct df_late)
 TYPED_PACKER(df_pack_powr, DF_ID_POWR, struct df_powr)
 TYPED_PACKER(df_pack_orgn, DF_ID_ORGN, struct df_orgn)

@@ -68,6 +68,7 @@ enum df_msg_id {
 	DF_ID_MULT = 136,
 	DF_ID_FMTU = 137,
 	DF_ID_DSF = 138,
+	DF_ID_LATE = 139,
 };
 
 /* Whole record lengths, header included. */
@@ -108,6 +109,7 @@ enum df_msg_id {
 #define DF_CCTUN_LEN 55u
 #define DF_MOTB_LEN 32u
 #define DF_RFND_LEN 16u
+#define DF_LATE_LEN 65u
 
 /* Where a column's value lives in the message's C struct, for the generic packer.
  * size is the member's size: the letter's for numbers, at least the letter's for
@@ -538,6 +540,30 @@ struct df_rfnd {
 	uint8_t orient;             /* Orient: RNGFND1_ORIENT */
 };
 int df_pack_rfnd(uint8_t *buf, size_t cap, const struct df_rfnd *m);
+
+/*
+ * LATE "QBBIIIIIIIHHHHN": one loop over twice its period and where the time
+ * went (fulmar's own; daemon/scheduler.h, struct sched_late, says what each
+ * figure covers). Dly and Cpu are 4294967295 where the kernel gave none.
+ */
+struct df_late {
+	uint64_t t_us;
+	uint8_t thread;             /* Thr: 1 timer, 2 main, 3 rcin, 4 uart, 5 tone, 6 io */
+	uint8_t cause;              /* Cause: 0 task, 1 blocked, 2 page fault, 3 preempted, 4 kernel */
+	uint32_t period_us;         /* Per */
+	uint32_t interval_us;       /* Ivl: what was judged over 2x */
+	uint32_t late_us;           /* Lat: woken this late */
+	uint32_t run_us;            /* Run: the run inside the interval */
+	uint32_t task_us;           /* TkT: its longest task */
+	uint32_t run_delay_us;      /* Dly: runnable, waiting for the CPU */
+	uint32_t cpu_us;            /* Cpu: on the CPU */
+	uint16_t nvcsw;             /* VC: voluntary context switches */
+	uint16_t nivcsw;            /* IC: involuntary context switches */
+	uint16_t minflt;            /* Fmn: minor page faults */
+	uint16_t majflt;            /* Fmj: major page faults */
+	char task[16];              /* Task: the longest task's name */
+};
+int df_pack_late(uint8_t *buf, size_t cap, const struct df_late *m);
 
 /* VIBE "QBfffI": one IMU's vibration levels and clipping count. */
 struct df_vibe {

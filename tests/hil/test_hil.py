@@ -14,8 +14,10 @@ tools/test runs natively only).
 Exit 0 passed, 1 failed (with what and why). Standard library only.
 """
 import atexit
+import csv
 import glob
 import importlib.util
+import io
 import math
 import os
 import re
@@ -826,6 +828,41 @@ def case_log_crash(fulmard, sim, fulmar_log):
           % counts.get('ATT', 0))
     check(sim_end - last < 1.0, 'and ends %.2f s before the kill (%.2f s; last event %.2f s)'
           % (sim_end - last, sim_end, killed_at))
+
+
+def case_late_loops(fulmard, sim, fulmar_log):
+    """Late-loop forensics in lock-step, a CI-sized soak: the demo flown whole while a test
+    fault (--test-burn 6000,60,62) makes the main thread's flight task run 6 ms in every
+    loop from 60 to 62 s, over twice the 2.5 ms period each time. Every such loop leaves a
+    LATE record in the flight log naming the task and its time, the timing report counts
+    them by cause and task, and fulmar-log's summary sums them up. (In lock-step only run
+    time can be late; a busy host may add late loops of its own, which are not judged.)"""
+    f = Flight(fulmard, sim, 'late', sim_args=fr.demo_sim_args(),
+               daemon_args=('--test-burn', '6000,60,62'))
+    f.wait_end()
+    truth, events, _ = f.stop()
+    log = open(f.log, errors='replace').read()
+    m = re.search(r'main: (\d+) loops over 2x, where the time went:([^\n]*)', log)
+    check(m is not None, 'the timing report says where the main loop\'s late loops went: %s' %
+          (m.group(0) if m else None))
+    named = re.search(r'a task ran long (\d+) \(longest ([\d.]+) ms[^)]*; flight (\d+)',
+                      m.group(2)) if m else None
+    n_flight = int(named.group(3)) if named else 0
+    # 60-62 s at 400 Hz: 800 loops, give or take the window's edges
+    check(named is not None and n_flight >= 790,
+          'and names the task that ran long: flight, in %d loops' % n_flight)
+    path = os.path.join(f.dir, 'logs', '1.BIN')
+    out = subprocess.run([fulmar_log, 'dump', '--csv', '--type', 'LATE', '--from', '60', '--to', '62.1',
+                          path], capture_output=True, text=True)
+    recs = list(csv.DictReader(io.StringIO(out.stdout)))
+    burnt = [r for r in recs if r.get('Thr') == '2' and r.get('Task') == 'flight' and
+             r.get('Cause') == '0' and float(r.get('TkT', 0)) >= 6000]
+    check(out.returncode == 0 and len(burnt) >= 790,
+          'the flight log holds a LATE record for each: %d of main, cause 0 (a task ran long), '
+          'task flight, 6 ms or more (%s)' % (len(burnt), out.stderr.strip() or 'fulmar-log ok'))
+    summ = subprocess.run([fulmar_log, 'summary', path], capture_output=True, text=True).stdout
+    line = next((ln.strip() for ln in summ.splitlines() if ln.strip().startswith('main  a task ran long')), None)
+    check(line is not None and '; flight ' in line, 'fulmar-log summary sums them up: %s' % line)
 
 
 def case_determinism(fulmard, sim, fulmar_log=None):
@@ -1659,7 +1696,7 @@ CASES = {'sensors': case_sensors, 'copter_mission': case_copter_mission,
          'windy': case_windy, 'air_start': case_air_start,
          'gps_loss': case_gps_loss, 'low_battery': case_low_battery, 'rc_loss': case_rc_loss,
          'modes': case_modes, 'gcs_loss': case_gcs_loss, 'log_crash': case_log_crash,
-         'determinism': case_determinism, 'log_download': case_log_download,
+         'determinism': case_determinism, 'log_download': case_log_download, 'late_loops': case_late_loops,
          'estimator': case_estimator, 'rc_stall': case_rc_stall,
          'realtime_overload': case_realtime_overload, 'wmm_arming': case_wmm_arming,
          'cub_crosswind': case_cub_crosswind, 'failed_launch': case_failed_launch,

@@ -134,6 +134,8 @@ static void test_log_message_table_is_self_consistent(void **state)
 		size_t n = strlen(d->format);
 		assert_int_equal(df_format_payload_size(d->format) + 3, d->length);
 		assert_true(strlen(d->name) <= 4);
+		/* FMT's Columns is a Z: 64 characters (a longer list cannot be announced) */
+		assert_true(strlen(d->labels) <= 64);
 		assert_int_equal(strlen(d->units), n);
 		assert_int_equal(strlen(d->mults), n);
 		size_t commas = 0;

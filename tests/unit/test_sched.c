@@ -654,6 +654,173 @@ static void test_sched_optional_work_table_rejects_bad_entries(void **state)
 	assert_int_equal(sched_add_work(&s, &w[SCHED_MAX_WORK]), -ENOSPC);
 }
 
+
+/* ---- late-loop forensics --------------------------------------------------- */
+
+/* The judgement alone, on made-up figures: each cause where it belongs. */
+static void test_sched_late_loop_causes_from_the_figures(void **state)
+{
+	(void)state;
+	const uint32_t U = SCHED_LATE_UNKNOWN;
+	static const struct { struct sched_late l; enum sched_late_cause want; } cases[] = {
+		/* a 6 ms run, on the CPU */
+		{ { .run_us = 6000, .late_us = 50, .cpu_us = 6000, .run_delay_us = 10 }, SCHED_LATE_TASK },
+		/* a 6 ms run, 5 of them waiting for the CPU */
+		{ { .run_us = 6000, .late_us = 50, .cpu_us = 1000, .run_delay_us = 5000 }, SCHED_LATE_PREEMPTED },
+		/* a 6 ms run, neither on the CPU nor waiting for it: asleep in a task */
+		{ { .run_us = 6000, .late_us = 50, .cpu_us = 300, .run_delay_us = 100 }, SCHED_LATE_BLOCKED },
+		/* a page read from storage explains whatever else */
+		{ { .run_us = 6000, .late_us = 50, .cpu_us = 300, .run_delay_us = 100, .majflt = 1 },
+		  SCHED_LATE_PAGE_FAULT },
+		/* woken 5 ms late, runnable for 4.5 of them */
+		{ { .run_us = 200, .late_us = 5000, .cpu_us = 200, .run_delay_us = 4500 }, SCHED_LATE_PREEMPTED },
+		/* woken 5 ms late, never waiting for the CPU: the timer or an interrupt */
+		{ { .run_us = 200, .late_us = 5000, .cpu_us = 200, .run_delay_us = 30 }, SCHED_LATE_KERNEL },
+		/* without the scheduler's figures: a long run is the task's, a late wake the kernel's */
+		{ { .run_us = 6000, .late_us = 50, .cpu_us = U, .run_delay_us = U }, SCHED_LATE_TASK },
+		{ { .run_us = 200, .late_us = 5000, .cpu_us = U, .run_delay_us = U }, SCHED_LATE_KERNEL },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum sched_late_cause got = sched_late_classify(&cases[i].l);
+		if (got != cases[i].want)
+			print_message("case %zu: %s, not %s\n", i, sched_late_cause_name(got),
+				      sched_late_cause_name(cases[i].want));
+		assert_int_equal(got, cases[i].want);
+	}
+}
+
+/*
+ * Of the late records of thread th whose longest task is named task, the one
+ * in which it ran longest, or NULL. (On a busy host other loops are late too,
+ * by a late wake, with any task the longest of a short run.)
+ */
+static const struct sched_late *find_late(struct sched_late *all, size_t n, enum sched_thread_id th,
+					  const char *task)
+{
+	const struct sched_late *best = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (all[i].thread == th && strcmp(all[i].task, task) == 0 &&
+		    (!best || all[i].task_us > best->task_us))
+			best = &all[i];
+	return best;
+}
+
+static size_t take_all(struct sched_late *all, size_t cap)
+{
+	size_t n = 0;
+	while (n < cap && sched_late_take(&s, &all[n]))
+		n++;
+	return n;
+}
+
+struct once {
+	uint64_t runs;
+	uint64_t at;        /* the run that is long */
+	uint32_t ms;
+	bool sleep;         /* sleep through it, else spin */
+};
+
+static void once_run(void *ctx, uint64_t now_us)
+{
+	(void)now_us;
+	struct once *o = ctx;
+	if (o->runs++ != o->at)
+		return;
+	if (o->sleep) {
+		sleep_ms(o->ms);
+		return;
+	}
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < (long)o->ms * 1000000L);
+}
+
+/*
+ * Lock-step: a task that runs 8 ms in one loop of a 400 Hz main (2.5 ms) is a
+ * late loop, and its record names that task and what it took. (Other loops of
+ * a busy host may be late too: only the record of ours is judged.)
+ */
+static void test_sched_lockstep_late_loop_names_the_task(void **state)
+{
+	(void)state;
+	struct sched_cfg cfg;
+	sched_cfg_defaults(&cfg, 400);
+	assert_int_equal(sched_init(&s, &cfg), 0);
+	struct once quick = { .at = UINT64_MAX }, slow = { .at = 100, .ms = 8 };
+	struct sched_task t1 = { "quick", SCHED_MAIN, 0, once_run, &quick };
+	struct sched_task t2 = { "slow-one", SCHED_MAIN, 0, once_run, &slow };
+	assert_int_equal(sched_add_task(&s, &t1), 0);
+	assert_int_equal(sched_add_task(&s, &t2), 0);
+	assert_int_equal(sched_lockstep_run_until(&s, 500000), 0);
+	static struct sched_late all[64];
+	size_t n = take_all(all, 64);
+	const struct sched_late *l = find_late(all, n, SCHED_MAIN, "slow-one");
+	assert_non_null(l);
+	char text[320];
+	sched_late_describe(l, text, sizeof(text));
+	print_message("%s\n", text);
+	assert_int_equal(l->cause, SCHED_LATE_TASK);
+	assert_true(l->task_us >= 8000 && l->run_us >= l->task_us);
+	assert_int_equal(l->start_ns, 100u * 2500000u);
+	static char buf[8192];
+	sched_report(&s, buf, sizeof(buf));
+	char line[512];
+	report_line(buf, "loops over 2x, where the time went:", line, sizeof(line));
+	print_message("%s\n", line);
+	assert_non_null(strstr(buf, "a task ran long "));
+	assert_non_null(strstr(buf, "slow-one 1"));
+}
+
+/*
+ * Real time, periodic main at 400 Hz: one loop spins 12 ms in a task, another
+ * sleeps 12 ms in one. Each makes the next start late, and its record names
+ * the task. The spin was on the CPU (or, on a busy host, waiting for it); the
+ * sleep was neither, and is never taken for a task computing.
+ */
+static void test_sched_real_time_late_loops_say_where_the_time_went(void **state)
+{
+	(void)state;
+	struct sched_cfg cfg;
+	sched_cfg_defaults(&cfg, 400);
+	cfg.realtime = false;
+	cfg.lock_memory = false;
+	assert_int_equal(sched_init(&s, &cfg), 0);
+	struct once spin = { .at = 40, .ms = 12 }, nap = { .at = 80, .ms = 12, .sleep = true };
+	struct sched_task t1 = { "spinner", SCHED_MAIN, 0, once_run, &spin };
+	struct sched_task t2 = { "sleeper", SCHED_MAIN, 0, once_run, &nap };
+	assert_int_equal(sched_add_task(&s, &t1), 0);
+	assert_int_equal(sched_add_task(&s, &t2), 0);
+	assert_int_equal(sched_start(&s), 0);
+	/* Taken as they come, as fulmard's io thread takes them: on a busy host many loops
+	 * of a thread without SCHED_FIFO are late, more than a ring holds. */
+	static struct sched_late all[4096];
+	size_t n = 0;
+	for (int waited = 0; waited < 60000 && sched_loops(&s, SCHED_MAIN) < 120; waited += 2) {
+		sleep_ms(2);
+		n += take_all(all + n, 4096 - n);
+	}
+	sched_stop(&s);
+	n += take_all(all + n, 4096 - n);
+	const struct sched_late *a = find_late(all, n, SCHED_MAIN, "spinner");
+	const struct sched_late *b = find_late(all, n, SCHED_MAIN, "sleeper");
+	assert_non_null(a);
+	assert_non_null(b);
+	char text[320];
+	sched_late_describe(a, text, sizeof(text));
+	print_message("%s\n", text);
+	sched_late_describe(b, text, sizeof(text));
+	print_message("%s\n", text);
+	assert_true(a->task_us >= 12000 && a->run_us >= a->task_us);
+	assert_true(a->cause == SCHED_LATE_TASK || a->cause == SCHED_LATE_PREEMPTED);
+	assert_true(b->task_us >= 12000);
+	/* where the kernel gives no schedstat, a long run is taken for the task's */
+	if (b->cpu_us != SCHED_LATE_UNKNOWN)
+		assert_true(b->cause == SCHED_LATE_BLOCKED || b->cause == SCHED_LATE_PREEMPTED);
+	assert_true(b->nvcsw >= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -675,6 +842,9 @@ int main(void)
 		cmocka_unit_test(test_sched_optional_work_that_waited_its_longest_runs_anyway),
 		cmocka_unit_test(test_sched_optional_work_always_runs_in_lockstep_and_without_a_scheduler),
 		cmocka_unit_test(test_sched_optional_work_table_rejects_bad_entries),
+		cmocka_unit_test(test_sched_late_loop_causes_from_the_figures),
+		cmocka_unit_test(test_sched_lockstep_late_loop_names_the_task),
+		cmocka_unit_test(test_sched_real_time_late_loops_say_where_the_time_went),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
