@@ -13,7 +13,8 @@
  *             bypass, BMP280 0x76
  *   PRU1      the AioPRU firmware (BBBLUE build): RC input on E4 pin 4
  *             (PRU_E_B, "P8.15", eCAP) in a ring at 0x4A303000; 8 servo
- *             outputs (the servo header 1-8) from 0x4A302000
+ *             outputs (the servo header 1-8; which R30 bit reaches which pin is
+ *             unconfirmed) from 0x4A302000
  *   UART2     u-blox GPS (GPS connector), 38400 as shipped
  *   UART1     telemetry radio (UT1 connector), 57600
  *   I2C1      the external I2C connector, /dev/i2c-1: ArduPilot's blue hwdef puts
