@@ -17,6 +17,7 @@
  *             unconfirmed) from 0x4A302000
  *   UART2     u-blox GPS (GPS connector), 38400 as shipped
  *   UART1     telemetry radio (UT1 connector), 57600
+ *   AIN0/AIN1 a power module's voltage and current (header pins unconfirmed)
  *   I2C1      the external I2C connector, /dev/i2c-1: ArduPilot's blue hwdef puts
  *             its LightWare rangefinder there (HAL_RANGEFINDER_LIGHTWARE_I2C_BUS 1);
  *             an SF10/SF11 (0x66) or a LIDAR-Lite v3 (0x62), one by RNGFND1_TYPE.
@@ -28,7 +29,8 @@
  * AK8963's axes are the swapped ones already (ak8963.h). Neither was
  * checked on a board. Not in the table: the buttons, LEDs and relays (no
  * consumer in fulmard), the DSM2 port on UART4 (one RC input per board),
- * the battery inputs (docs/boards.md, "BeagleBone Blue"). The AioPRU
+ * the Blue's own 2-cell pack on AIN6 (docs/boards.md, "The BeagleBone
+ * Blue"). The AioPRU
  * firmware must be running on PRU1, under UIO, before fulmard starts
  * (hal/pru/hal_pru.h).
  */
@@ -56,6 +58,16 @@ static const struct board_dev devs[] = {
 	  LINUX_UART("/dev/ttyS2", 38400), .drv = { .baud = 115200 } },
 	{ .name = "telem", .what = "telemetry radio on UART1", LINUX_UART("/dev/ttyS1", 57600),
 	  .optional = true },
+	/*
+	 * A power module on AIN0 and AIN1, as ArduPilot's blue hwdef has it
+	 * (HAL_BATT_VOLT_PIN 0, HAL_BATT_VOLT_SCALE 10.1; HAL_BATT_CURR_PIN 1,
+	 * HAL_BATT_CURR_SCALE 17): volts and amps per ADC volt, the ADC's
+	 * 1.8 V over 4095 counts (AnalogIn_IIO.h's BLUE figure).
+	 */
+	{ .name = "batt_v", .what = "battery voltage, AM335x ADC AIN0", .driver = &batt_volt_driver,
+	  IIO_ANALOG_RAW("iio:device0", "voltage0", 1800.0 / 4095.0), .drv = { .scale = 10.1f } },
+	{ .name = "batt_i", .what = "battery current, AM335x ADC AIN1", .driver = &batt_curr_driver,
+	  IIO_ANALOG_RAW("iio:device0", "voltage1", 1800.0 / 4095.0), .drv = { .scale = 17.0f } },
 	/* Rangefinders: the one RNGFND1_TYPE names starts (docs/boards.md, "Rangefinders"). */
 	{ .name = "rngfnd_sf", .what = "LightWare SF10/SF11 on I2C1 at 0x66",
 	  .driver = &lightware_i2c_driver, LINUX_I2C("/dev/i2c-1", 0x66), .drv = { .rngfnd_type = 7 } },

@@ -6,7 +6,8 @@
  * behind UART2 (rate change included), and PRU1's data RAM as the AioPRU
  * firmware leaves it, two memfds mapped through the real mmio backend as
  * /dev/mem would be: the RC ring written as the firmware's eCAP writes it,
- * the PWM block read back as the firmware reads it, 8 channels of it.
+ * the PWM block read back as the firmware reads it, 8 channels of it; the
+ * power module's two ADC inputs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #include "../emul/emul_ak8963.h"
+#include "../emul/emul_board.h"
 #include "../emul/emul_bmp280.h"
 #include "../emul/emul_i2c.h"
 #include "../emul/emul_mpu.h"
@@ -48,6 +50,7 @@ struct blue {
 	uint32_t baro_id_reads;
 	struct emul_ublox gps;
 	struct emul_memwin ring, pwm;
+	struct emul_analog batt_v, batt_i;
 	/* The eCAP playing the wave into the ring (RcAioPRU.p). */
 	bool playing;
 	size_t lvl;
@@ -118,6 +121,10 @@ static void *handle(void *ctx, const char *name)
 		return b->ring.win;
 	if (!strcmp(name, "rcout"))
 		return b->pwm.win;
+	if (!strcmp(name, "batt_v"))
+		return &b->batt_v.in;
+	if (!strcmp(name, "batt_i"))
+		return &b->batt_i.in;
 	return NULL;   /* telem: optional; rangefinders: RNGFND1_TYPE 0 */
 }
 
@@ -145,6 +152,8 @@ static struct blue *blue_new(uint8_t who_am_i, uint8_t baro_id)
 	/* What the firmware's start-up leaves: an empty ring, every period 20 ms, no width. */
 	for (unsigned int ch = 0; ch < RCOUT_AIOPRU_CHANNELS; ch++)
 		b->pwm.ram[2 + 2 * ch] = 20000u * TICKS_PER_US;
+	emul_analog_init(&b->batt_v, 1100.0);   /* 1.1 V at the ADC: 11.11 V */
+	emul_analog_init(&b->batt_i, 500.0);    /* 0.5 V: 8.5 A */
 	b->f.now_us = 1000000;
 	b->f.advance = advance;
 	b->f.ctx = b;
@@ -211,10 +220,15 @@ static void test_board_io_blue_brings_up_its_i2c_sensors_and_they_reach_the_hub(
 	board_io_sensor_bits(&b->f.bio, b->f.now_us, &present, &enabled, &healthy);
 	uint32_t want = DRV_SENSOR_GYRO | DRV_SENSOR_ACCEL | DRV_SENSOR_MAG |
 			DRV_SENSOR_ABS_PRESSURE | DRV_SENSOR_GPS | DRV_SENSOR_MOTOR_OUTPUTS |
-			DRV_SENSOR_RC_RECEIVER;
+			DRV_SENSOR_RC_RECEIVER | DRV_SENSOR_BATTERY;
 	assert_int_equal(present, want);
 	uint32_t live = DRV_SENSOR_GYRO | DRV_SENSOR_ACCEL | DRV_SENSOR_MAG |
-			DRV_SENSOR_ABS_PRESSURE | DRV_SENSOR_MOTOR_OUTPUTS;
+			DRV_SENSOR_ABS_PRESSURE | DRV_SENSOR_MOTOR_OUTPUTS | DRV_SENSOR_BATTERY;
+	/* The power module's figures: 10.1 V and 17 A per ADC volt. */
+	struct battery_sample bat;
+	assert_true(sensors_latest(&b->f.hub, SENSOR_BATTERY, &bat) > 0);
+	assert_float_equal(bat.voltage_v, 11.11f, 1e-3);
+	assert_float_equal(bat.current_a, 8.5f, 1e-3);
 	assert_int_equal(healthy & live, live);
 	assert_int_equal(bio_status(&b->f, "imu", "MPU9250", 0).errors, 0);
 	assert_int_equal(b->i2c2.naks, 0);
