@@ -15,7 +15,7 @@
  *             (PRU_E_B, "P8.15", eCAP) in a ring at 0x4A303000; 8 servo
  *             outputs (the servo header 1-8; which R30 bit reaches which pin is
  *             unconfirmed) from 0x4A302000
- *   UART2     u-blox GPS (GPS connector), 38400 as shipped
+ *   UART2     u-blox GPS (GPS connector), 38400 assumed (the BBBMINI's figure)
  *   UART1     telemetry radio (UT1 connector), 57600
  *   AIN0/AIN1 a power module's voltage and current (header pins unconfirmed)
  *   I2C1      the external I2C connector, /dev/i2c-1: ArduPilot's blue hwdef puts
@@ -30,9 +30,8 @@
  * checked on a board. Not in the table: the buttons, LEDs and relays (no
  * consumer in fulmard), the DSM2 port on UART4 (one RC input per board),
  * the Blue's own 2-cell pack on AIN6 (docs/boards.md, "The BeagleBone
- * Blue"). The AioPRU
- * firmware must be running on PRU1, under UIO, before fulmard starts
- * (hal/pru/hal_pru.h).
+ * Blue"). The AioPRU firmware must be running on PRU1, under UIO, before
+ * fulmard starts (hal/pru/hal_pru.h).
  */
 #include "drivers/drivers.h"
 #include "drivers/rotation.h"
