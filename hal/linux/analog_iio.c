@@ -141,7 +141,8 @@ int analog_iio_open_uri(const char *uri, const struct analog_config *cfg, struct
 		goto err_ctx;
 	}
 
-	rc = analog_iio_read_optional(a->chn, "scale", 1.0, &a->scale);
+	double board_scale = cfg->raw_mv_per_count > 0.0 ? cfg->raw_mv_per_count : 1.0;
+	rc = analog_iio_read_optional(a->chn, "scale", board_scale, &a->scale);
 	if (rc < 0)
 		goto err_ctx;
 	rc = analog_iio_read_optional(a->chn, "offset", 0.0, &a->offset);

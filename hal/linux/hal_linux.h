@@ -66,6 +66,11 @@ int rcin_gpio_open(struct gpio_line *line, struct rcin **out);
 #define IIO_ANALOG(dev, ch) \
 	.kind = BOARD_DEV_ANALOG, \
 	.u.analog = { .cfg = { .device = (dev), .channel = (ch) }, .open = analog_iio_open }
+/* An ADC whose driver gives no scale: the board's millivolts per count. */
+#define IIO_ANALOG_RAW(dev, ch, mv_per_count) \
+	.kind = BOARD_DEV_ANALOG, \
+	.u.analog = { .cfg = { .device = (dev), .channel = (ch), .raw_mv_per_count = (mv_per_count) }, \
+		      .open = analog_iio_open }
 #define LINUX_MMIO(base, length) \
 	.kind = BOARD_DEV_MMIO, \
 	.u.mmio = { .cfg = { .mem_path = "/dev/mem", .phys_base = (base), .len = (length) }, \

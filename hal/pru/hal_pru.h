@@ -145,6 +145,15 @@ int rcin_aiopru_open(struct mmio *win, size_t off, struct rcin **out);
 int rcout_aiopru_open(struct mmio *win, size_t off, struct rcout **out);
 
 /*
+ * The BeagleBone Blue's build of the same firmware (RcAioPRU.p assembled
+ * with BBBLUE) generates channels 1..8 only: the same block, 8 outputs. The
+ * words of channels 9..12 are still set at open (off, 50 Hz) and cleared at
+ * close, and never enabled. Returns as rcout_aiopru_open.
+ */
+#define RCOUT_AIOPRU_BLUE_CHANNELS 8
+int rcout_aiopru_blue_open(struct mmio *win, size_t off, struct rcout **out);
+
+/*
  * Whether a PRU runs, from its control register at byte offset ctrl_off of
  * win (its CONTROL.RUNSTATE, bit 15): 0 when it does, -EHOSTDOWN when it is
  * halted, -ENXIO when the window reads all ones, -EINVAL when the register is

@@ -54,10 +54,12 @@
  *   5    P8.39   6        0x0b8       11   P8.45   0        0x0a0
  *
  * The BeagleBone Blue's build of the same program drives channels 0..7 only,
- * on other R30 bits; there 8..11 are words nobody reads.
+ * on other R30 bits; there 8..11 are words nobody reads, and
+ * rcout_aiopru_blue_open offers 8 outputs.
  */
 #include "pru/hal_pru.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -233,5 +235,18 @@ int rcout_aiopru_open(struct mmio *win, size_t off, struct rcout **out)
 		blk_write(r, OFF_PERIOD(ch), r->period[ch]);
 	}
 	*out = &r->out;
+	return 0;
+}
+
+int rcout_aiopru_blue_open(struct mmio *win, size_t off, struct rcout **out)
+{
+	struct rcout *o;
+	int rc = rcout_aiopru_open(win, off, &o);
+
+	if (rc)
+		return rc;
+	static_assert(RCOUT_AIOPRU_BLUE_CHANNELS <= RCOUT_AIOPRU_CHANNELS, "a part of the block");
+	o->channels = RCOUT_AIOPRU_BLUE_CHANNELS;
+	*out = o;
 	return 0;
 }

@@ -12,13 +12,19 @@ struct analog_in;
 struct analog_config {
 	const char *device;     /* IIO device name ("ads1015") or id ("iio:device0") */
 	const char *channel;    /* IIO channel id ("voltage2") or its label */
+	/*
+	 * Millivolts per count, for a driver that gives its channel no scale
+	 * (the BeagleBone's am335x ADC: the board knows its 1.8 V over 4095
+	 * counts); 0: none, raw counts. Where the driver gives a scale, that wins.
+	 */
+	double raw_mv_per_count;
 };
 
 /*
  * (raw + offset) * scale as the IIO ABI defines it: millivolts for voltage
  * channels, milliamps for current channels. A driver that gives no scale
- * (the BeagleBone's am335x ADC) gives raw counts: the board's scale parameter
- * turns them into volts. Each read is a sysfs read: for the io or main
+ * (the BeagleBone's am335x ADC) gives raw counts times the configuration's
+ * raw_mv_per_count, or raw counts when that is 0. Each read is a sysfs read: for the io or main
  * thread at housekeeping rates, not the timer thread. Written only on success.
  */
 int analog_read(struct analog_in *in, double *value);

@@ -9,8 +9,8 @@
 
 #include "drivers/driver.h"
 
-extern const struct driver mpu6000_driver;     /* IMU, SPI (mpu_dev.c) */
-extern const struct driver mpu9250_driver;     /* IMU, SPI; .aux_ak8963: its compass too */
+extern const struct driver mpu6000_driver;     /* IMU, SPI or I2C (mpu_dev.c) */
+extern const struct driver mpu9250_driver;     /* IMU, SPI or I2C; .aux_mag (SPI): its compass too */
 extern const struct driver lsm9ds1_driver;     /* IMU, SPI: the LSM9DS1's accel/gyro die */
 extern const struct driver lsm9ds1_m_driver;   /* compass, SPI: the LSM9DS1's magnetometer die */
 extern const struct driver ms5611_driver;      /* barometer, SPI or I2C */

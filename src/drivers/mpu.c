@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "drivers/ak8963.h"
+#include "fulmar/i2c.h"
 #include "fulmar/spi.h"
 
 #define REG_SMPLRT_DIV 0x19
@@ -52,6 +53,7 @@
 #define I2C_MST_SLV4_NACK 0x10
 #define USER_CTRL_I2C_MST_EN 0x20
 #define INT_FIFO_OFLOW 0x10
+#define INT_PIN_BYPASS_EN 0x02          /* the auxiliary bus joined to the host's I2C */
 #define SIGNAL_PATH_RESET_ALL 0x07
 #define USER_CTRL_FIFO_EN 0x40
 #define USER_CTRL_I2C_IF_DIS 0x10
@@ -110,7 +112,10 @@ enum mpu_state {
 
 int mpu_init(struct mpu *m, const struct mpu_config *cfg)
 {
-	if (!cfg->spi || !rotation_is_valid(cfg->rotation))
+	if (!cfg->spi == !cfg->i2c || !rotation_is_valid(cfg->rotation))
+		return -EINVAL;
+	/* With the bypass on, the auxiliary master has no bus to drive. */
+	if (cfg->i2c && cfg->aux_ak8963)
 		return -EINVAL;
 	if (cfg->aux_ak8963 && !rotation_is_valid(cfg->mag_rotation))
 		return -EINVAL;
@@ -139,7 +144,45 @@ int mpu_init(struct mpu *m, const struct mpu_config *cfg)
 	return 0;
 }
 
-/* Register access: one chip-select transaction per segment, all in one kernel call. */
+/*
+ * Register access: batches of SPI transactions (segments up to one with
+ * cs_change), all in one kernel call. On I2C each transaction becomes one
+ * I2C transaction: its first byte is the register (READ_BIT set: a read),
+ * the rest is written after it, or read into the bytes that follow it in
+ * rx, in the same segment or, for the FIFO, in the next.
+ */
+static int mpu_i2c_txn(struct mpu *m, const struct spi_xfer *x, size_t n)
+{
+	assert(x[0].tx && x[0].len >= 1);
+	uint8_t reg = (uint8_t)(x[0].tx[0] & (uint8_t)~READ_BIT);
+	if (!(x[0].tx[0] & READ_BIT)) {
+		assert(n == 1);
+		return i2c_write(m->cfg.i2c, m->cfg.i2c_addr, x[0].tx, x[0].len);
+	}
+	if (n == 1) {
+		assert(x[0].rx && x[0].len >= 2);
+		x[0].rx[0] = 0;
+		return i2c_write_read(m->cfg.i2c, m->cfg.i2c_addr, &reg, 1, x[0].rx + 1, x[0].len - 1);
+	}
+	assert(n == 2 && x[0].len == 1 && x[1].rx && !x[1].tx);
+	return i2c_write_read(m->cfg.i2c, m->cfg.i2c_addr, &reg, 1, x[1].rx, x[1].len);
+}
+
+static int mpu_xfer(struct mpu *m, const struct spi_xfer *x, size_t n)
+{
+	if (m->cfg.spi)
+		return spi_transfer_batch(m->cfg.spi, x, n);
+	for (size_t i = 0; i < n;) {
+		size_t end = i;
+		while (end + 1 < n && !x[end].cs_change)
+			end++;
+		int err = mpu_i2c_txn(m, &x[i], end + 1 - i);
+		if (err)
+			return err;
+		i = end + 1;
+	}
+	return 0;
+}
 
 /* pairs: n (register, value) byte pairs. */
 static int mpu_write_regs(struct mpu *m, const uint8_t *pairs, size_t n)
@@ -157,7 +200,7 @@ static int mpu_write_regs(struct mpu *m, const uint8_t *pairs, size_t n)
 			 */
 			.cs_change = i + 1 < n,
 		};
-	int err = spi_transfer_batch(m->cfg.spi, x, n);
+	int err = mpu_xfer(m, x, n);
 	if (err)
 		m->stats.bus_errors++;
 	return err;
@@ -177,7 +220,7 @@ static int mpu_read_regs(struct mpu *m, uint8_t reg, uint8_t *rx, size_t n, uint
 
 	assert(n + 1 <= sizeof(tx));
 	const struct spi_xfer x = { .tx = tx, .rx = rx, .len = (uint32_t)(n + 1), .speed_hz = speed_hz };
-	int err = spi_transfer_batch(m->cfg.spi, &x, 1);
+	int err = mpu_xfer(m, &x, 1);
 	if (err)
 		m->stats.bus_errors++;
 	return err;
@@ -243,7 +286,7 @@ static int mpu_step_probe(struct mpu *m, uint64_t now_us)
 static void mpu_plan_config(struct mpu *m)
 {
 	uint8_t fifo_en = FIFO_EN_ACCEL | FIFO_EN_GYRO_XYZ;
-	uint8_t user_ctrl = USER_CTRL_I2C_IF_DIS | USER_CTRL_FIFO_EN;
+	uint8_t user_ctrl = (m->cfg.spi ? USER_CTRL_I2C_IF_DIS : 0) | USER_CTRL_FIFO_EN;
 	size_t n = 0;
 
 	m->frame_len = m->cfg.fifo_without_temp ? 12 : 14;
@@ -267,7 +310,8 @@ static void mpu_plan_config(struct mpu *m)
 	PLAN(REG_ACCEL_CONFIG, ACCEL_FS_16G);
 	if (m->chip == MPU_CHIP_MPU9250)
 		PLAN(REG_ACCEL_CONFIG2, m->cfg.dlpf);  /* A_DLPFCFG 1..6: 218..5 Hz, close to the gyro's */
-	PLAN(REG_INT_PIN_CFG, 0);
+	/* On I2C the bypass lets the host reach the AK8963 inside an MPU9250 (mpu.h). */
+	PLAN(REG_INT_PIN_CFG, m->cfg.i2c ? INT_PIN_BYPASS_EN : 0);
 	PLAN(REG_INT_ENABLE, INT_FIFO_OFLOW);
 	if (m->cfg.aux_ak8963)
 		PLAN(REG_I2C_MST_CTRL, I2C_MST_400KHZ);
@@ -364,7 +408,7 @@ static int mpu_step_verify(struct mpu *m, uint64_t now_us)
 	}
 	for (size_t i = 0; i + 1 < n; i++)
 		x[i].cs_change = true;
-	int err = spi_transfer_batch(m->cfg.spi, x, n);
+	int err = mpu_xfer(m, x, n);
 	if (err) {
 		m->stats.bus_errors++;
 		m->next_us = now_us + RETRY_US;
@@ -550,9 +594,12 @@ static int mpu_setup_step(struct mpu *m, uint64_t now_us)
 		m->next_us = now_us + (err ? RETRY_US : RESET_WAIT_US);
 		return err;
 	case MPU_STATE_WAKE: {
-		/* Disable the I2C interface first: an SPI chip must never answer I2C traffic. */
+		/*
+		 * On SPI disable the I2C interface first: an SPI chip must never
+		 * answer I2C traffic. On I2C it is the chip's only way in.
+		 */
 		const uint8_t w[2][2] = {
-			{ REG_USER_CTRL, USER_CTRL_I2C_IF_DIS },
+			{ REG_USER_CTRL, m->cfg.spi ? USER_CTRL_I2C_IF_DIS : 0 },
 			{ REG_PWR_MGMT_1, PWR_CLKSEL_PLL },
 		};
 		err = mpu_write_regs(m, &w[0][0], 2);
@@ -635,7 +682,7 @@ static int mpu_read_status(struct mpu *m, uint8_t rx[ST_LEN], uint8_t check_reg)
 		{ .tx = &tx[5], .rx = &rx[5], .len = 3, .speed_hz = m->cfg.read_speed_hz, .cs_change = true },
 		{ .tx = &tx[8], .rx = &rx[8], .len = 2, .speed_hz = m->cfg.setup_speed_hz },
 	};
-	return spi_transfer_batch(m->cfg.spi, x, 4);
+	return mpu_xfer(m, x, 4);
 }
 
 static int mpu_read_fifo(struct mpu *m, size_t len)
@@ -645,7 +692,7 @@ static int mpu_read_fifo(struct mpu *m, size_t len)
 		{ .tx = &reg, .len = 1, .speed_hz = m->cfg.read_speed_hz },
 		{ .rx = m->buf, .len = (uint32_t)len, .speed_hz = m->cfg.read_speed_hz },
 	};
-	return spi_transfer_batch(m->cfg.spi, x, 2);
+	return mpu_xfer(m, x, 2);
 }
 
 static int mpu_fifo_reset_after(struct mpu *m, uint32_t *counter)

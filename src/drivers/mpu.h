@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * InvenSense MPU6000 and MPU9250 (and MPU9255) accelerometer + gyroscope on SPI,
- * read through the chip's FIFO.
+ * InvenSense MPU6000 and MPU9250 (and MPU9255) accelerometer + gyroscope on SPI
+ * or I2C, read through the chip's FIFO.
  *
  * The driver is a state machine over a caller-owned struct mpu. It never
  * sleeps and never reads a clock: every call takes now_us (CLOCK_MONOTONIC,
@@ -31,6 +31,14 @@
  * are counted and recovered from: the FIFO is reset, or, when registers no
  * longer read back as written or data is stuck, the whole set-up runs again.
  *
+ * On I2C (BeagleBone Blue) the same register traffic goes as one I2C
+ * transaction per SPI chip-select transaction, so a poll takes up to five
+ * (status) plus one (FIFO) kernel calls. The chip's I2C interface stays on
+ * and its bypass is enabled (INT_PIN_CFG.BYPASS_EN, register map 4.15), as
+ * ArduPilot's Invensense driver does on I2C: the AK8963 inside an MPU9250
+ * then answers on the host's bus at 0x0C and is driven by ak8963.h, not
+ * through the auxiliary master (aux_ak8963 is refused on I2C).
+ *
  * Magnetometer: with aux_ak8963 the driver also runs an AK8963 on the
  * chip's auxiliary I2C bus (the one inside the MPU9250; Navio). Its set-up
  * (soft reset, WIA, fuse-ROM ASA, 16-bit continuous 100 Hz) goes through the
@@ -41,7 +49,7 @@
  * describes; mpu_mag_sample() hands it out. A magnetometer that does not
  * answer is counted and left out; the IMU runs on without it.
  *
- * Thread: one struct mpu belongs to the thread that owns its spi_dev (the
+ * Thread: one struct mpu belongs to the thread that owns its bus (the
  * timer thread). No allocation; the FIFO buffer is inside the struct.
  */
 #ifndef FULMAR_DRIVERS_MPU_H
@@ -54,6 +62,7 @@
 #include "drivers/rotation.h"
 #include "drivers/sensor_sample.h"
 
+struct i2c_bus;
 struct spi_dev;
 
 enum mpu_chip {
@@ -72,7 +81,9 @@ enum mpu_dlpf {
 };
 
 struct mpu_config {
-	struct spi_dev *spi;
+	struct spi_dev *spi;      /* the chip's bus: spi, or i2c at i2c_addr */
+	struct i2c_bus *i2c;
+	uint8_t i2c_addr;         /* 7-bit: 0x68 with AD0 low, 0x69 high */
 	uint32_t setup_speed_hz;  /* configuration registers; 0: 1 MHz */
 	uint32_t read_speed_hz;   /* sensor, interrupt, FIFO registers; 0: 1 MHz (up to 20 MHz) */
 	enum rotation rotation;   /* chip axes to body axes; must be set */
@@ -91,7 +102,7 @@ struct mpu_config {
 /* Counters only grow; read them from the owning thread. */
 struct mpu_stats {
 	uint64_t samples;         /* handed out */
-	uint32_t bus_errors;      /* failed SPI calls */
+	uint32_t bus_errors;      /* failed bus calls */
 	uint32_t fifo_overflows;  /* FIFO resets after an overflow */
 	uint32_t fifo_misaligned; /* FIFO resets after frames failed the temperature check */
 	uint32_t config_errors;   /* registers that no longer read back as written */
@@ -149,9 +160,10 @@ struct mpu {
 };
 
 /*
- * Stores the configuration; no bus traffic. Returns 0, or -EINVAL for a NULL
- * spi, an unset or unknown rotation (or mag_rotation with aux_ak8963) or
- * dlpf, or a rate that is not 1000 / n.
+ * Stores the configuration; no bus traffic. Returns 0, or -EINVAL for
+ * neither or both of spi and i2c, aux_ak8963 on i2c, an unset or unknown
+ * rotation (or mag_rotation with aux_ak8963) or dlpf, or a rate that is not
+ * 1000 / n.
  */
 int mpu_init(struct mpu *m, const struct mpu_config *cfg);
 

@@ -6,7 +6,8 @@
  * watched (its FIFO must not overflow), not fused. An MPU9250 that is the
  * first IMU runs its AK8963 on its auxiliary I2C master when the board says
  * so: the compass comes up after the IMU, and one that does not answer is
- * said, not fatal.
+ * said, not fatal. On I2C (the MPU9250 of the BeagleBone Blue) the chip's
+ * bypass is on and its AK8963 is a board entry of its own (ak8963_driver).
  */
 #define LOG_TAG "board"
 #include "drivers/mpu.h"
@@ -42,10 +43,13 @@ static int mpu_dev_probe(struct drv_inst *d, char *err, size_t err_len)
 	const struct board_driver *s = &d->desc->drv;
 	enum rotation rot = s->rotation ? (enum rotation)s->rotation : ROTATION_NONE;
 	p->aux = s->aux_mag && d->role_index == 0 && d->drv == &mpu9250_driver;
+	bool spi = d->desc->kind == BOARD_DEV_SPI;
 	struct mpu_config cfg = {
-		.spi = d->handle,
+		.spi = spi ? d->handle : NULL,
+		.i2c = spi ? NULL : d->handle,
+		.i2c_addr = spi ? 0 : d->desc->u.i2c.addr,
 		.setup_speed_hz = s->setup_speed_hz,
-		.read_speed_hz = d->desc->u.spi.cfg.speed_hz,
+		.read_speed_hz = spi ? d->desc->u.spi.cfg.speed_hz : 0,
 		.rotation = rot,
 		.rate_hz = (uint16_t)(s->rate_hz ? s->rate_hz : d->host->board->imu_rate_hz),
 		.aux_ak8963 = p->aux,
@@ -175,7 +179,7 @@ static size_t mpu_dev_tasks(struct drv_inst *d, struct sched_task out[2])
 }
 
 #define MPU_DRIVER(chip) { \
-	.name = chip, .buses = DRV_BUS(BOARD_DEV_SPI), .role = "IMU", .max = 2, .pass = 0, \
+	.name = chip, .buses = DRV_BUS(BOARD_DEV_SPI) | DRV_BUS(BOARD_DEV_I2C), .role = "IMU", .max = 2, .pass = 0, \
 	.priv_size = sizeof(struct mpu_dev), \
 	.probe = mpu_dev_probe, .setup = mpu_dev_setup, .next_us = mpu_dev_next, \
 	.setup_detail = mpu_dev_detail, \

@@ -2,6 +2,7 @@
 #include "emul_mpu.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 enum {
@@ -17,6 +18,7 @@ enum {
 	R_I2C_SLV4_CTRL = 52,
 	R_I2C_SLV4_DI = 53,
 	R_I2C_MST_STATUS = 54,
+	R_INT_PIN_CFG = 55,
 	R_INT_ENABLE = 56,
 	R_INT_STATUS = 58,
 	R_ACCEL_XOUT_H = 59,
@@ -369,4 +371,51 @@ static int emul_mpu_batch(struct spi_dev *dev, const struct spi_xfer *x, size_t 
 			t = (struct emul_mpu_txn){ 0 };
 	}
 	return 0;
+}
+
+/* The I2C face: the register, then the data written or read (register map, I2C interface). */
+static int emul_mpu_i2c_xfer(struct emul_i2c_dev *dev, const uint8_t *tx, size_t tx_len,
+			     uint8_t *rx, size_t rx_len)
+{
+	struct emul_mpu *e = (void *)((char *)dev - offsetof(struct emul_mpu, i2c));
+	struct emul_mpu_txn t = { 0 };
+	uint8_t out;
+
+	e->batches++;
+	if (e->fail_batches) {
+		e->fail_batches--;
+		return e->fail_err ? e->fail_err : -EIO;
+	}
+	if (tx_len == 0)
+		return -EIO;      /* a read without a register first reads nothing here */
+	emul_mpu_byte(e, &t, 0, (uint8_t)(tx[0] & 0x7f), &out);
+	for (size_t i = 1; i < tx_len; i++)
+		emul_mpu_byte(e, &t, 0, tx[i], &out);
+	if (rx_len) {
+		/* The repeated start turns the same register pointer into a read. */
+		t.read = true;
+		for (size_t i = 0; i < rx_len; i++)
+			emul_mpu_byte(e, &t, 0, 0, &rx[i]);
+	}
+	return 0;
+}
+
+static int emul_mpu_bypass_xfer(struct emul_i2c_dev *dev, const uint8_t *tx, size_t tx_len,
+				uint8_t *rx, size_t rx_len)
+{
+	struct emul_mpu *e = (void *)((char *)dev - offsetof(struct emul_mpu, bypass));
+
+	if (!e->aux || !(e->regs[R_INT_PIN_CFG] & 0x02) || (e->regs[R_USER_CTRL] & 0x20))
+		return -ENXIO;
+	return e->aux->xfer(e->aux, tx, tx_len, rx, rx_len);
+}
+
+void emul_mpu_attach_i2c(struct emul_mpu *e, struct emul_i2c_bus *bus, uint8_t addr)
+{
+	e->i2c = (struct emul_i2c_dev){ .addr = addr, .xfer = emul_mpu_i2c_xfer };
+	emul_i2c_attach(bus, &e->i2c);
+	if (e->aux) {
+		e->bypass = (struct emul_i2c_dev){ .addr = e->aux->addr, .xfer = emul_mpu_bypass_xfer };
+		emul_i2c_attach(bus, &e->bypass);
+	}
 }

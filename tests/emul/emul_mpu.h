@@ -12,6 +12,12 @@
  * every sample into EXT_SENS_DATA (and the FIFO), as the chip does once per
  * sample.
  *
+ * The same chip answers on an emulated I2C bus too (emul_mpu_attach_i2c):
+ * a write is the register and its data, a read the register then a repeated
+ * start. With INT_PIN_CFG.BYPASS_EN set and the I2C master off, the aux
+ * chip answers on that bus at its own address, as the MPU9250's bypass
+ * joins the two buses; otherwise that address NAKs.
+ *
  * Written independently of src/drivers/mpu.c (its own register constants) so
  * that the two can disagree. Single-threaded; the test owns the struct.
  */
@@ -60,6 +66,8 @@ struct emul_mpu {
 	bool frozen;                  /* samples repeat exactly: a stuck sensor */
 
 	struct emul_i2c_dev *aux;     /* the chip on the auxiliary I2C bus, or NULL */
+	struct emul_i2c_dev i2c;      /* the chip on a host I2C bus (emul_mpu_attach_i2c) */
+	struct emul_i2c_dev bypass;   /* aux's address on that bus */
 	uint32_t aux_transactions;
 	uint32_t aux_naks;
 
@@ -88,5 +96,11 @@ void emul_mpu_slip_fifo(struct emul_mpu *e, size_t n);
 /* The value last written to reg, or -1 when the driver never wrote it. */
 int emul_mpu_last_write(const struct emul_mpu *e, uint8_t reg);
 size_t emul_mpu_fifo_count(const struct emul_mpu *e);
+/*
+ * Puts the chip on bus at addr (0x68 or 0x69), with aux (set before) behind
+ * its bypass at aux's address. Transfers count as batches, and
+ * fail_batches fails them as it fails SPI batches.
+ */
+void emul_mpu_attach_i2c(struct emul_mpu *e, struct emul_i2c_bus *bus, uint8_t addr);
 
 #endif

@@ -78,7 +78,7 @@ static void test_iio_channel_by_name_applies_offset_and_scale(void)
 	KT_CHECK(!isnan(raw), "no in_voltage0_raw");
 	KT_CHECK(offset != 0.0 && scale != 1.0, "the dummy's offset %g and scale %g do not discriminate",
 		 offset, scale);
-	KT_CHECK_OK(analog_iio_open(&(const struct analog_config){ DEVICE_NAME, "voltage0" }, &in));
+	KT_CHECK_OK(analog_iio_open(&(const struct analog_config){ .device = DEVICE_NAME, .channel = "voltage0" }, &in));
 	KT_CHECK_OK(analog_read(in, &v));
 	double want = (raw + offset) * scale;
 	printf("#   voltage0: raw %g offset %g scale %g -> %.9g mV, backend %.9g mV\n", raw,
@@ -95,7 +95,7 @@ static void test_iio_device_by_id_finds_the_same_channel(void)
 	double want = (sysfs_attr("in_voltage0_raw", (double)NAN) + sysfs_attr("in_voltage0_offset", 0.0)) *
 		      sysfs_attr("in_voltage0_scale", 1.0);
 
-	KT_CHECK_OK(analog_iio_open(&(const struct analog_config){ dev_id, "voltage0" }, &in));
+	KT_CHECK_OK(analog_iio_open(&(const struct analog_config){ .device = dev_id, .channel = "voltage0" }, &in));
 	KT_CHECK_OK(analog_read(in, &v));
 	KT_CHECK(close_to(v, want), "read %.9g, want %.9g", v, want);
 	analog_close(in);
@@ -110,7 +110,7 @@ static void test_iio_differential_channel_gets_its_shared_scale(void)
 	double scale = sysfs_attr("in_voltage-voltage_scale", 1.0);
 
 	KT_CHECK(!isnan(raw) && scale != 1.0, "raw %g scale %g", raw, scale);
-	KT_CHECK_OK(analog_iio_open(&(const struct analog_config){ DEVICE_NAME, "voltage1-voltage2" },
+	KT_CHECK_OK(analog_iio_open(&(const struct analog_config){ .device = DEVICE_NAME, .channel = "voltage1-voltage2" },
 				    &in));
 	KT_CHECK_OK(analog_read(in, &v));
 	printf("#   voltage1-voltage2: raw %g scale %g -> %.9g, backend %.9g\n", raw, scale,
@@ -127,7 +127,7 @@ static void test_iio_channel_without_scale_gives_raw_counts(void)
 	double raw = sysfs_attr("in_accel_x_raw", (double)NAN);
 
 	KT_CHECK(!isnan(raw), "no in_accel_x_raw");
-	KT_CHECK_OK(analog_iio_open(&(const struct analog_config){ DEVICE_NAME, "accel_x" }, &in));
+	KT_CHECK_OK(analog_iio_open(&(const struct analog_config){ .device = DEVICE_NAME, .channel = "accel_x" }, &in));
 	KT_CHECK_OK(analog_read(in, &v));
 	KT_CHECK(close_to(v, raw), "read %g, want raw %g", v, raw);
 	analog_close(in);
@@ -138,12 +138,12 @@ static void test_iio_missing_device_or_channel_gives_enodev(void)
 {
 	struct analog_in *in;
 
-	int rc = analog_iio_open(&(const struct analog_config){ "no-such-adc", "voltage0" }, &in);
+	int rc = analog_iio_open(&(const struct analog_config){ .device = "no-such-adc", .channel = "voltage0" }, &in);
 	KT_CHECK(rc == -ENODEV, "missing device: %d", rc);
-	rc = analog_iio_open(&(const struct analog_config){ DEVICE_NAME, "voltage9" }, &in);
+	rc = analog_iio_open(&(const struct analog_config){ .device = DEVICE_NAME, .channel = "voltage9" }, &in);
 	KT_CHECK(rc == -ENODEV, "missing channel: %d", rc);
 	/* The step counter is processed-only ("input", no "raw"). */
-	rc = analog_iio_open(&(const struct analog_config){ DEVICE_NAME, "steps" }, &in);
+	rc = analog_iio_open(&(const struct analog_config){ .device = DEVICE_NAME, .channel = "steps" }, &in);
 	KT_CHECK(rc == -ENODEV, "channel without raw: %d", rc);
 }
 

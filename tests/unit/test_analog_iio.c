@@ -473,6 +473,35 @@ static void test_analog_read_without_scale_or_offset_gives_raw(void **state)
 	analog_close(in);
 }
 
+/* The am335x ADC's case: no scale from the driver, the board's millivolts per count. */
+static void test_analog_read_without_a_driver_scale_takes_the_boards_mv_per_count(void **state)
+{
+	struct fake_iiod *f = *state;
+	const struct analog_config cfg = { .device = "ads1015", .channel = "voltage3",
+					   .raw_mv_per_count = 0.5 };
+	struct analog_in *in = NULL;
+	double v;
+
+	assert_int_equal(analog_iio_open_uri(f->uri, &cfg, &in), 0);
+	assert_int_equal(analog_read(in, &v), 0);
+	assert_true(v == -17.0 * 0.5);
+	analog_close(in);
+}
+
+static void test_analog_read_takes_a_driver_scale_over_the_boards(void **state)
+{
+	struct fake_iiod *f = *state;
+	const struct analog_config cfg = { .device = "ads1015", .channel = "voltage2",
+					   .raw_mv_per_count = 3.0 };
+	struct analog_in *in = NULL;
+	double v;
+
+	assert_int_equal(analog_iio_open_uri(f->uri, &cfg, &in), 0);
+	assert_int_equal(analog_read(in, &v), 0);
+	assert_true(v == (1000.0 - 24.0) * 0.5);
+	analog_close(in);
+}
+
 static void test_analog_open_finds_a_channel_by_its_label(void **state)
 {
 	struct fake_iiod *f = *state;
@@ -528,6 +557,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_analog_read_rereads_raw_but_not_scale_or_offset,
 						fake_iiod_setup, fake_iiod_teardown),
 		cmocka_unit_test_setup_teardown(test_analog_read_without_scale_or_offset_gives_raw,
+						fake_iiod_setup, fake_iiod_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_analog_read_without_a_driver_scale_takes_the_boards_mv_per_count,
+			fake_iiod_setup, fake_iiod_teardown),
+		cmocka_unit_test_setup_teardown(test_analog_read_takes_a_driver_scale_over_the_boards,
 						fake_iiod_setup, fake_iiod_teardown),
 		cmocka_unit_test_setup_teardown(test_analog_open_finds_a_channel_by_its_label,
 						fake_iiod_setup, fake_iiod_teardown),

@@ -2,7 +2,7 @@
 /*
  * The MPU6000/MPU9250 driver against the emulated chip in tests/emul: the
  * real driver code, the real HAL dispatch, a register-map model behind
- * struct spi_ops. Time is stepped by the test, 1 ms per poll as the timer
+ * struct spi_ops (or on an emulated I2C bus). Time is stepped by the test, 1 ms per poll as the timer
  * thread would.
  */
 #include <setjmp.h>
@@ -20,6 +20,7 @@
 #include "../emul/emul_ak8963.h"
 #include "../emul/emul_mpu.h"
 #include "drivers/mpu.h"
+#include "fulmar/i2c.h"
 
 #define DEG 0.017453292519943295f
 #define G 9.80665f
@@ -27,6 +28,7 @@
 struct fixture {
 	struct emul_mpu emul;
 	struct emul_ak8963 ak;
+	struct emul_i2c_bus i2c;
 	struct mpu mpu;
 	struct mpu_config cfg;
 	uint64_t now_us;
@@ -595,10 +597,90 @@ static void test_mpu_init_rejects_aux_without_a_mag_rotation(void **state)
 	assert_int_equal(mpu_init(&f->mpu, &f->cfg), -EINVAL);
 }
 
+/*
+ * An MPU9250 at 0x68 on an I2C bus, as on the BeagleBone Blue, with its
+ * AK8963 behind the bypass.
+ */
+static int fixture_setup_i2c(void **state)
+{
+	struct fixture *f = fixture_new(0x71);
+	const uint8_t asa[3] = { 128, 128, 128 };
+
+	emul_ak8963_init(&f->ak, asa);
+	f->emul.aux = &f->ak.i2c;
+	emul_i2c_init(&f->i2c);
+	emul_mpu_attach_i2c(&f->emul, &f->i2c, 0x68);
+	f->cfg = (struct mpu_config){ .i2c = &f->i2c.bus, .i2c_addr = 0x68,
+				      .rotation = ROTATION_NONE };
+	*state = f;
+	return 0;
+}
+
+static void test_mpu9250_on_i2c_keeps_its_i2c_interface_and_opens_the_bypass(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t wia = 0;
+	const uint8_t reg = 0x00;
+
+	/* Before the set-up the AK8963 is out of the host's reach. */
+	assert_int_equal(i2c_write_read(&f->i2c.bus, 0x0c, &reg, 1, &wia, 1), -ENXIO);
+	start(f);
+	assert_int_equal(mpu_chip(&f->mpu), MPU_CHIP_MPU9250);
+	for (size_t i = 0; i < f->emul.nwrites; i++)
+		if (f->emul.writes[i].reg == 0x6a)
+			assert_int_equal(f->emul.writes[i].val & 0x10, 0);   /* never I2C_IF_DIS */
+	assert_int_equal(f->emul.regs[0x37], 0x02);          /* INT_PIN_CFG.BYPASS_EN */
+	assert_int_equal(f->emul.regs[0x6a] & 0x20, 0);      /* the I2C master off */
+	assert_int_equal(f->emul.lost_writes, 0);
+	assert_int_equal(i2c_write_read(&f->i2c.bus, 0x0c, &reg, 1, &wia, 1), 0);
+	assert_int_equal(wia, 0x48);
+}
+
+static void test_mpu9250_on_i2c_reads_fifo_samples_in_si_units(void **state)
+{
+	struct fixture *f = *state;
+	const int16_t accel[3] = { 0, -1024, 2048 };
+	const int16_t gyro[3] = { 164, 0, -328 };
+
+	emul_mpu_set_raw(&f->emul, accel, gyro, 0);
+	start(f);
+	int n = step(f, 5000);
+	assert_int_equal(n, 5);
+	for (int i = 0; i < n; i++) {
+		assert_float_equal(f->out[i].accel_m_s2[1], -0.5f * G, 1e-4);
+		assert_float_equal(f->out[i].accel_m_s2[2], G, 1e-4);
+		assert_float_equal(f->out[i].gyro_rad_s[0], 10 * DEG, 0.0011);
+		assert_float_equal(f->out[i].gyro_rad_s[2], -20 * DEG, 1e-4);
+		assert_float_equal(f->out[i].temp_c, 21.0f, 1e-3);
+	}
+	/* A failed transfer is counted and the chip read on. */
+	f->emul.fail_batches = 1;
+	assert_int_equal(step(f, 1000), -EIO);
+	assert_int_equal(mpu_stats(&f->mpu)->bus_errors, 1);
+	assert_int_equal(step(f, 1000), 2);
+}
+
+static void test_mpu_init_rejects_a_bus_it_cannot_drive(void **state)
+{
+	struct fixture *f = *state;
+	struct mpu_config c = f->cfg;
+
+	c.spi = &f->emul.dev;                                 /* both */
+	assert_int_equal(mpu_init(&f->mpu, &c), -EINVAL);
+	c = f->cfg;
+	c.i2c = NULL;                                         /* neither */
+	assert_int_equal(mpu_init(&f->mpu, &c), -EINVAL);
+	c = f->cfg;
+	c.aux_ak8963 = true;                                  /* the master behind an open bypass */
+	c.mag_rotation = ROTATION_NONE;
+	assert_int_equal(mpu_init(&f->mpu, &c), -EINVAL);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, fixture_teardown)
 #define M(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup_mag, fixture_teardown)
+#define I(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup_i2c, fixture_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_mpu_probes_mpu6000_and_configures_it),
 		T(test_mpu_probes_mpu9250_and_mpu9255),
@@ -626,8 +708,12 @@ int main(void)
 		M(test_mpu9250_leaves_out_a_magnetometer_with_the_wrong_wia),
 		M(test_mpu9250_drops_magnetometer_samples_flagged_as_overflowed),
 		T(test_mpu_init_rejects_aux_without_a_mag_rotation),
+		I(test_mpu9250_on_i2c_keeps_its_i2c_interface_and_opens_the_bypass),
+		I(test_mpu9250_on_i2c_reads_fifo_samples_in_si_units),
+		I(test_mpu_init_rejects_a_bus_it_cannot_drive),
 	};
 #undef T
 #undef M
+#undef I
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -688,6 +688,23 @@ static void test_rcout_aiopru_main_loop_at_400hz_never_makes_a_pulse_it_did_not_
 	rcout_close(out);
 }
 
+/* The Blue's firmware build: the same block, channels 1..8 only. */
+static void test_rcout_aiopru_blue_offers_its_8_outputs_and_no_ninth(void **state)
+{
+	struct pru_ram *r = *state;
+	struct rcout *out = NULL;
+
+	fw_start(r);
+	assert_int_equal(rcout_aiopru_blue_open(&r->spy.m, BLK_OFF, &out), 0);
+	assert_int_equal(rcout_channels(out), RCOUT_AIOPRU_BLUE_CHANNELS);
+	assert_int_equal(rcout_write(out, 7, 1500), 0);
+	assert_int_equal(rcout_write(out, 8, 1500), -EINVAL);
+	wait_pulses(r, 7, 2);
+	assert_int_equal(blk_get(r->fw.blk, W_ENABLE), 1u << 7);
+	rcout_close(out);
+	assert_int_equal(blk_get(r->fw.blk, W_ENABLE), 0u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -704,6 +721,7 @@ int main(void)
 		T(test_rcout_aiopru_close_turns_every_output_off),
 		T(test_rcout_aiopru_puts_rates_and_mask_back_after_a_firmware_restart),
 		T(test_rcout_aiopru_main_loop_at_400hz_never_makes_a_pulse_it_did_not_ask_for),
+		T(test_rcout_aiopru_blue_offers_its_8_outputs_and_no_ninth),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
