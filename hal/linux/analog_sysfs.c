@@ -8,8 +8,9 @@
  *
  * Bad input is an error, never a value: a file that is gone or unreadable
  * (-errno), text that is not one whole number within 0..ANALOG_SYSFS_MAX_MV
- * (-EBADMSG), and a value that has not moved by a single millivolt for
- * ANALOG_SYSFS_STALE_US (-ESTALE). The last is a judgment: the module
+ * (-EBADMSG), and a value that has not moved by a single millivolt over
+ * ANALOG_SYSFS_STALE_READS reads in a row (-ESTALE; 10 s at the battery
+ * monitor's 10 Hz; counted in reads, so no clock). The last is a judgment: the module
  * keeps the last register it read when the co-processor stops answering,
  * and a live ADC on a real rail moves by at least a count within seconds;
  * a frozen figure is reported as no figure, and the battery monitor then
@@ -29,7 +30,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fulmar/clock.h"
 #include "util/log.h"
 
 struct analog_sysfs {
@@ -37,7 +37,7 @@ struct analog_sysfs {
 	int fd;                     /* -1 while the file is gone */
 	char path[PATH_MAX];
 	long last_mv;
-	uint64_t last_change_ns;    /* when last_mv was first seen */
+	unsigned int same;          /* reads in a row that gave last_mv again */
 	bool have_last;
 	int fault;                  /* the fault being reported (0: none) */
 	struct analog_sysfs_stats stats;
@@ -73,8 +73,8 @@ static void report(struct analog_sysfs *a, int rc, const char *text)
 		log_warn("%s holds '%s', not a number of millivolts in 0..%d: no reading",
 			 a->path, text, ANALOG_SYSFS_MAX_MV);
 	else if (rc == -ESTALE)
-		log_warn("%s has held %ld mV for %u s: taken as stale, no reading until it moves",
-			 a->path, a->last_mv, ANALOG_SYSFS_STALE_US / 1000000u);
+		log_warn("%s has held %ld mV for %u reads: taken as stale, no reading until it moves",
+			 a->path, a->last_mv, ANALOG_SYSFS_STALE_READS);
 	else if (rc)
 		log_warn("%s: %s: no reading", a->path, strerror(-rc));
 	else
@@ -118,12 +118,14 @@ static int analog_sysfs_read(struct analog_in *in, double *value)
 		a->stats.garbage++;
 		buf[strcspn(buf, "\n")] = '\0';
 	} else {
-		uint64_t now = clock_mono_ns();
 		if (!a->have_last || mv != a->last_mv) {
 			a->have_last = true;
 			a->last_mv = mv;
-			a->last_change_ns = now;
-		} else if (now - a->last_change_ns >= (uint64_t)ANALOG_SYSFS_STALE_US * 1000u) {
+			a->same = 0;
+		} else if (a->same < ANALOG_SYSFS_STALE_READS) {
+			a->same++;
+		}
+		if (a->same >= ANALOG_SYSFS_STALE_READS) {
 			rc = -ESTALE;
 			a->stats.stale++;
 		}

@@ -43,10 +43,11 @@ int sysfs_linux_open(const struct sysfs_config *cfg, struct sysfs_dir **out);
  * ("/sys/kernel/rcio/adc", "ch2"; analog_sysfs.c). -ENODEV when the file is
  * not there. analog_read gives millivolts, or -errno from the read,
  * -EBADMSG for text that is not a whole number in 0..ANALOG_SYSFS_MAX_MV, or
- * -ESTALE while the value has not changed for ANALOG_SYSFS_STALE_US.
+ * -ESTALE once the same value has come ANALOG_SYSFS_STALE_READS times more
+ * in a row (until it changes).
  */
 #define ANALOG_SYSFS_MAX_MV 65535       /* the co-processor's ADC registers are 16 bits */
-#define ANALOG_SYSFS_STALE_US 10000000u
+#define ANALOG_SYSFS_STALE_READS 100u     /* 10 s at the battery monitor's 10 Hz */
 struct analog_sysfs_stats {
 	uint64_t read_errors;           /* the file was gone or would not read */
 	uint64_t garbage;               /* it held something other than a number in range */
