@@ -12,6 +12,7 @@
 #include "fulmar/mmio.h"
 #include "fulmar/rcin.h"
 #include "fulmar/rcout.h"
+#include "fulmar/sysfs.h"
 #include "fulmar/spi.h"
 #include "fulmar/uart.h"
 
@@ -206,4 +207,21 @@ void rcout_close(struct rcout *out)
 {
 	if (out)
 		out->ops->close(out);
+}
+
+int sysfs_read(struct sysfs_dir *dir, const char *name, char *buf, size_t cap)
+{
+	assert(cap > 0);
+	return dir->ops->read(dir, name, buf, cap);
+}
+
+const char *sysfs_path(const struct sysfs_dir *dir)
+{
+	return dir->path;
+}
+
+void sysfs_close(struct sysfs_dir *dir)
+{
+	if (dir)
+		dir->ops->close(dir);
 }

@@ -8,12 +8,15 @@
 #ifndef FULMAR_HAL_LINUX_H
 #define FULMAR_HAL_LINUX_H
 
+#include <stdint.h>
+
 #include "fulmar/analog.h"
 #include "fulmar/gpio.h"
 #include "fulmar/i2c.h"
 #include "fulmar/mmio.h"
 #include "fulmar/rcin.h"
 #include "fulmar/spi.h"
+#include "fulmar/sysfs.h"
 #include "fulmar/uart.h"
 
 int spi_linux_open(const struct spi_config *cfg, struct spi_dev **out);
@@ -28,6 +31,32 @@ int analog_iio_open(const struct analog_config *cfg, struct analog_in **out);
  * -ENODEV when the device, the input channel or its "raw" is not there.
  */
 int analog_iio_open_uri(const char *uri, const struct analog_config *cfg, struct analog_in **out);
+/*
+ * A sysfs directory of a kernel module's attribute files (fulmar/sysfs.h):
+ * -ENODEV when the directory is not there (the module is not loaded).
+ */
+int sysfs_linux_open(const struct sysfs_config *cfg, struct sysfs_dir **out);
+
+/*
+ * An analog input that a kernel module gives as one file of decimal
+ * millivolts, cfg->device the directory and cfg->channel the file
+ * ("/sys/kernel/rcio/adc", "ch2"; analog_sysfs.c). -ENODEV when the file is
+ * not there. analog_read gives millivolts, or -errno from the read,
+ * -EBADMSG for text that is not a whole number in 0..ANALOG_SYSFS_MAX_MV, or
+ * -ESTALE once the same value has come ANALOG_SYSFS_STALE_READS times more
+ * in a row (until it changes).
+ */
+#define ANALOG_SYSFS_MAX_MV 65535       /* the co-processor's ADC registers are 16 bits */
+#define ANALOG_SYSFS_STALE_READS 100u     /* 10 s at the battery monitor's 10 Hz */
+struct analog_sysfs_stats {
+	uint64_t read_errors;           /* the file was gone or would not read */
+	uint64_t garbage;               /* it held something other than a number in range */
+	uint64_t stale;                 /* reads refused because the value had frozen */
+};
+int analog_sysfs_open(const struct analog_config *cfg, struct analog_in **out);
+/* Its counts (only ever grow); in must come from analog_sysfs_open. Valid until analog_close. */
+const struct analog_sysfs_stats *analog_sysfs_stats(const struct analog_in *in);
+
 /* sysfs_root is "/sys" except in tests, which lay out a UIO tree of their own. */
 int mmio_linux_open(const struct mmio_config *cfg, const char *sysfs_root, struct mmio **out);
 /*
@@ -71,6 +100,11 @@ int rcin_gpio_open(struct gpio_line *line, struct rcin **out);
 	.kind = BOARD_DEV_ANALOG, \
 	.u.analog = { .cfg = { .device = (dev), .channel = (ch), .raw_mv_per_count = (mv_per_count) }, \
 		      .open = analog_iio_open }
+#define LINUX_SYSFS(p) \
+	.kind = BOARD_DEV_SYSFS, .u.sysfs = { .cfg = { .path = (p) }, .open = sysfs_linux_open }
+#define SYSFS_ANALOG(dir, file) \
+	.kind = BOARD_DEV_ANALOG, \
+	.u.analog = { .cfg = { .device = (dir), .channel = (file) }, .open = analog_sysfs_open }
 #define LINUX_MMIO(base, length) \
 	.kind = BOARD_DEV_MMIO, \
 	.u.mmio = { .cfg = { .mem_path = "/dev/mem", .phys_base = (base), .len = (length) }, \

@@ -17,6 +17,7 @@
 #include "fulmar/i2c.h"
 #include "fulmar/mmio.h"
 #include "fulmar/spi.h"
+#include "fulmar/sysfs.h"
 #include "fulmar/uart.h"
 
 enum board_dev_kind {
@@ -26,6 +27,7 @@ enum board_dev_kind {
 	BOARD_DEV_UART,
 	BOARD_DEV_ANALOG,
 	BOARD_DEV_MMIO,
+	BOARD_DEV_SYSFS,          /* a kernel module's attribute files (fulmar/sysfs.h) */
 };
 
 struct driver;
@@ -66,6 +68,16 @@ struct board_driver {
 	int (*rcin_gpio)(struct gpio_line *line, struct rcin **out);
 	int (*rcout_mmio)(struct mmio *win, size_t off, struct rcout **out);
 	size_t mmio_off;
+	/*
+	 * Servo outputs on a kernel PWM chip (a BOARD_DEV_SYSFS entry, its
+	 * directory the chip's): the backend's constructor and its refresh,
+	 * which the main thread calls at least every 10 ms
+	 * (hal/linux/rcout_pwm_sysfs.h), and how many channels to open.
+	 */
+	int (*rcout_sysfs)(const char *chip_dir, unsigned int channels, struct rcout **out,
+			   char *err, size_t err_len);
+	int (*rcout_refresh)(struct rcout *out, uint64_t now_us);
+	uint8_t channels;
 	/*
 	 * A rangefinder entry: ArduPilot's RNGFND1_TYPE number of the sensor it
 	 * places (7 LightWare I2C, 15 LIDAR-Lite v3, 20 Benewake TFmini). Such
@@ -117,6 +129,10 @@ struct board_dev {
 			struct analog_config cfg;
 			int (*open)(const struct analog_config *cfg, struct analog_in **out);
 		} analog;
+		struct {
+			struct sysfs_config cfg;
+			int (*open)(const struct sysfs_config *cfg, struct sysfs_dir **out);
+		} sysfs;
 		struct {
 			struct mmio_config cfg;
 			int (*open)(const struct mmio_config *cfg, const char *sysfs_root,

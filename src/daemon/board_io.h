@@ -17,9 +17,11 @@
  *   rcin   pulse capture (GPIO edges, PRU ring, Zynq FIFO) and the
  *          PPM/SBUS/DSM decoders; a serial receiver on a UART.
  *   uart   a GPS on a UART: its set-up and its messages.
- *   io     battery voltage and current (libiio, sysfs reads; 10 Hz).
+ *   io     battery voltage and current (libiio, sysfs reads; 10 Hz); RC
+ *          widths that a kernel module shows in sysfs (Navio2's RCIO).
  *   tone   a buzzer's tunes.
- *   main   memory-mapped servo outputs (PRU, Zynq PL), written directly.
+ *   main   memory-mapped servo outputs (PRU, Zynq PL), written directly;
+ *          PWM-class servo outputs, written and refreshed (Navio2).
  * A chip behind a GPIO chip select (the PXF cape) gets its select driven
  * around each transfer by an adapter here, whatever the chip.
  * An error in a task is data: the drivers count it and keep their last good

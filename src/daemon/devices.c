@@ -36,6 +36,7 @@ static const char *kind_name(enum board_dev_kind k)
 	case BOARD_DEV_UART: return "uart";
 	case BOARD_DEV_ANALOG: return "analog";
 	case BOARD_DEV_MMIO: return "mmio";
+	case BOARD_DEV_SYSFS: return "sysfs";
 	}
 	return "?";
 }
@@ -96,6 +97,7 @@ static const char *override_form(enum board_dev_kind k)
 	case BOARD_DEV_GPIO: return "CHIP:LINE, e.g. gpiochip0:4";
 	case BOARD_DEV_ANALOG: return "DEVICE:CHANNEL, e.g. ads1015:voltage2";
 	case BOARD_DEV_MMIO: return "uio:NAME or PATH@0xBASE (page aligned)";
+	case BOARD_DEV_SYSFS: return "a directory, e.g. /sys/kernel/rcio";
 	default: return "a device path";
 	}
 }
@@ -116,6 +118,7 @@ static int apply_override(struct device *dev, const struct config_override *o)
 	case BOARD_DEV_GPIO: return parse_gpio(dev->value, &d->u.gpio.cfg);
 	case BOARD_DEV_ANALOG: return parse_analog(dev->value, &d->u.analog.cfg);
 	case BOARD_DEV_MMIO: return parse_mmio(dev->value, &d->u.mmio.cfg);
+	case BOARD_DEV_SYSFS: d->u.sysfs.cfg.path = dev->value; return 0;
 	}
 	return -EINVAL;
 }
@@ -131,8 +134,11 @@ static void locate(const struct board_dev *d, char *buf, size_t len)
 		snprintf(buf, len, "%s line %u", d->u.gpio.cfg.chip, d->u.gpio.cfg.offset);
 		break;
 	case BOARD_DEV_ANALOG:
-		snprintf(buf, len, "IIO %s/%s", d->u.analog.cfg.device, d->u.analog.cfg.channel);
+		/* a file of a kernel module's (analog_sysfs) has a path for its device */
+		snprintf(buf, len, "%s%s/%s", d->u.analog.cfg.device[0] == '/' ? "" : "IIO ",
+			 d->u.analog.cfg.device, d->u.analog.cfg.channel);
 		break;
+	case BOARD_DEV_SYSFS: snprintf(buf, len, "%s", d->u.sysfs.cfg.path); break;
 	case BOARD_DEV_MMIO:
 		if (d->u.mmio.cfg.uio_name)
 			snprintf(buf, len, "UIO '%s' map %u", d->u.mmio.cfg.uio_name,
@@ -179,6 +185,12 @@ static int open_one(struct device *dev)
 		dev->handle = rc ? NULL : h;
 		break;
 	}
+	case BOARD_DEV_SYSFS: {
+		struct sysfs_dir *h;
+		rc = d->u.sysfs.open(&d->u.sysfs.cfg, &h);
+		dev->handle = rc ? NULL : h;
+		break;
+	}
 	case BOARD_DEV_MMIO: {
 		struct mmio *h;
 		rc = d->u.mmio.open(&d->u.mmio.cfg, SYSFS_ROOT, &h);
@@ -198,6 +210,7 @@ static void close_one(struct device *dev)
 	case BOARD_DEV_UART: uart_close(dev->handle); break;
 	case BOARD_DEV_ANALOG: analog_close(dev->handle); break;
 	case BOARD_DEV_MMIO: mmio_close(dev->handle); break;
+	case BOARD_DEV_SYSFS: sysfs_close(dev->handle); break;
 	}
 	dev->handle = NULL;
 }

@@ -24,9 +24,11 @@ extern const struct driver tfmini_driver;      /* rangefinder, UART (RNGFND1_TYP
 extern const struct driver ublox_driver;       /* GPS, UART or SPI */
 extern const struct driver pca9685_driver;     /* servo outputs, I2C */
 extern const struct driver servo_mmio_driver;  /* servo outputs, MMIO (.rcout_mmio) */
+extern const struct driver servo_sysfs_driver; /* servo outputs, kernel PWM chip (.rcout_sysfs) */
 extern const struct driver rcin_pulse_driver;  /* RC, pulse capture (.rcin_gpio, .rcin_mmio) */
 extern const struct driver sbus_driver;        /* RC, SBUS bytes on a UART */
 extern const struct driver dsm_driver;         /* RC, Spektrum bytes on a UART */
+extern const struct driver rcio_rc_driver;     /* RC, the Navio2 RCIO module's sysfs widths */
 extern const struct driver batt_volt_driver;   /* battery voltage, analog */
 extern const struct driver batt_curr_driver;   /* battery current, analog (with a voltage) */
 extern const struct driver buzzer_driver;      /* buzzer, GPIO line */

@@ -75,6 +75,7 @@ const struct rc_stats *rc_input_stats(const struct rc_input *in, enum rc_protoco
 	case RC_PROTOCOL_DSM: return &in->dsm.stats;
 	case RC_PROTOCOL_NONE:
 	case RC_PROTOCOL_HIL:
+	case RC_PROTOCOL_RCIO:
 	case RC_PROTOCOL_COUNT: break;
 	}
 	return NULL;

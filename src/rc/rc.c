@@ -9,6 +9,7 @@ const char *rc_protocol_name(enum rc_protocol protocol)
 	case RC_PROTOCOL_SBUS: return "SBUS";
 	case RC_PROTOCOL_DSM: return "DSM";
 	case RC_PROTOCOL_HIL: return "HIL";
+	case RC_PROTOCOL_RCIO: return "RCIO";
 	case RC_PROTOCOL_COUNT: break;
 	}
 	return "?";

@@ -59,6 +59,7 @@ enum rc_protocol {
 	RC_PROTOCOL_SBUS,
 	RC_PROTOCOL_DSM,
 	RC_PROTOCOL_HIL,       /* channels from a simulator (MAVLink HIL_RC_INPUTS_RAW) */
+	RC_PROTOCOL_RCIO,      /* decoded by the Navio2's co-processor (PPM or SBUS; it does not say) */
 	RC_PROTOCOL_COUNT
 };
 

@@ -243,8 +243,22 @@ while IFS= read -r line; do
 	uart) [ "$where" = "(none)" ] && continue; n="tty ${where##*/}" ;;
 	mmio) if [ "$where" = UIO ]; then n="uio "; else where=${where%%@*}; n="mem ${where##*/}"; fi ;;
 	analog)
-		read -r _ _ _ where _ <<<"$line"
-		echo "ok: $name: IIO $where: channel attributes in sysfs, readable by every user"
+		if [ "$where" = IIO ]; then
+			read -r _ _ _ where _ <<<"$line"
+			echo "ok: $name: IIO $where: channel attributes in sysfs, readable by every user"
+		else
+			echo "ok: $name: $where: a kernel module's file in sysfs, readable by every user"
+		fi
+		continue ;;
+	sysfs)
+		# A kernel module's attribute files: no node for GROUP and MODE; the
+		# files fulmard writes are given to the group by a RUN rule on the
+		# directory's device (boards/navio2.rules), the others are read only.
+		if grep -q "KERNEL==\"${where##*/}\".*RUN+=.*chgrp fulmar" "$rules"; then
+			echo "ok: $name: $where: its attribute files to group fulmar by a RUN rule"
+		else
+			echo "ok: $name: $where: attribute files only read, readable by every user"
+		fi
 		continue ;;
 	*) check "$name: a kind of device this test knows ($kind)" false; continue ;;
 	esac
