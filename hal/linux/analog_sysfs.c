@@ -8,13 +8,10 @@
  *
  * Bad input is an error, never a value: a file that is gone or unreadable
  * (-errno), text that is not one whole number within 0..ANALOG_SYSFS_MAX_MV
- * (-EBADMSG), and a value that has not moved by a single millivolt over
- * ANALOG_SYSFS_STALE_READS reads in a row (-ESTALE; 10 s at the battery
- * monitor's 10 Hz; counted in reads, so no clock). The last is a judgment: the module
- * keeps the last register it read when the co-processor stops answering,
- * and a live ADC on a real rail moves by at least a count within seconds;
- * a frozen figure is reported as no figure, and the battery monitor then
- * goes unhealthy instead of showing an old voltage. Each kind of fault is
+ * (-EBADMSG). A value that does not move is a value: a pack on a bench supply
+ * can read the same millivolts for minutes, and a co-processor that stops
+ * answering is said by the module's status/alive (the RC input reads it).
+ * Each kind of fault is
  * logged once when it starts and once when good values come back (the io
  * thread, which may write), and counted (analog_sysfs_stats).
  */
@@ -36,9 +33,6 @@ struct analog_sysfs {
 	struct analog_in in;        /* first: the HAL hands out &in */
 	int fd;                     /* -1 while the file is gone */
 	char path[PATH_MAX];
-	long last_mv;
-	unsigned int same;          /* reads in a row that gave last_mv again */
-	bool have_last;
 	int fault;                  /* the fault being reported (0: none) */
 	struct analog_sysfs_stats stats;
 };
@@ -72,9 +66,6 @@ static void report(struct analog_sysfs *a, int rc, const char *text)
 	if (rc == -EBADMSG)
 		log_warn("%s holds '%s', not a number of millivolts in 0..%d: no reading",
 			 a->path, text, ANALOG_SYSFS_MAX_MV);
-	else if (rc == -ESTALE)
-		log_warn("%s has held %ld mV for %u reads: taken as stale, no reading until it moves",
-			 a->path, a->last_mv, ANALOG_SYSFS_STALE_READS);
 	else if (rc)
 		log_warn("%s: %s: no reading", a->path, strerror(-rc));
 	else
@@ -117,18 +108,6 @@ static int analog_sysfs_read(struct analog_in *in, double *value)
 	} else if ((rc = parse_mv(buf, &mv)) != 0) {
 		a->stats.garbage++;
 		buf[strcspn(buf, "\n")] = '\0';
-	} else {
-		if (!a->have_last || mv != a->last_mv) {
-			a->have_last = true;
-			a->last_mv = mv;
-			a->same = 0;
-		} else if (a->same < ANALOG_SYSFS_STALE_READS) {
-			a->same++;
-		}
-		if (a->same >= ANALOG_SYSFS_STALE_READS) {
-			rc = -ESTALE;
-			a->stats.stale++;
-		}
 	}
 	report(a, rc, buf);
 	if (rc)

@@ -42,16 +42,12 @@ int sysfs_linux_open(const struct sysfs_config *cfg, struct sysfs_dir **out);
  * millivolts, cfg->device the directory and cfg->channel the file
  * ("/sys/kernel/rcio/adc", "ch2"; analog_sysfs.c). -ENODEV when the file is
  * not there. analog_read gives millivolts, or -errno from the read,
- * -EBADMSG for text that is not a whole number in 0..ANALOG_SYSFS_MAX_MV, or
- * -ESTALE once the same value has come ANALOG_SYSFS_STALE_READS times more
- * in a row (until it changes).
+ * or -EBADMSG for text that is not a whole number in 0..ANALOG_SYSFS_MAX_MV.
  */
 #define ANALOG_SYSFS_MAX_MV 65535       /* the co-processor's ADC registers are 16 bits */
-#define ANALOG_SYSFS_STALE_READS 100u     /* 10 s at the battery monitor's 10 Hz */
 struct analog_sysfs_stats {
 	uint64_t read_errors;           /* the file was gone or would not read */
 	uint64_t garbage;               /* it held something other than a number in range */
-	uint64_t stale;                 /* reads refused because the value had frozen */
 };
 int analog_sysfs_open(const struct analog_config *cfg, struct analog_in **out);
 /* Its counts (only ever grow); in must come from analog_sysfs_open. Valid until analog_close. */

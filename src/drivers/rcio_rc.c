@@ -15,13 +15,11 @@
  * plane's RC failsafe sees the frames stop, as it would see a receiver go
  * quiet. A cause is logged once when it starts and once when frames resume.
  *
- * A frozen input: the module keeps the last widths when the co-processor
- * sends a value out of range, and nothing in sysfs is stamped, so a dead
- * decoder behind a live module shows as widths that never change. The
- * receiver's own sticks are never bit-for-bit still for RCIO_RC_FROZEN_US in
- * practice on PPM; on SBUS a transmitter whose gimbals sit exactly still
- * could be, and then this reads as a lost link (RC failsafe) until a stick
- * moves. That is the safer of the two mistakes.
+ * Widths that do not change are not a fault: on SBUS a transmitter whose
+ * sticks sit still sends the same values bit for bit, for minutes in AUTO,
+ * and taking that for a lost link would end the mission in an RC failsafe.
+ * The co-processor's own word on the signal (rcin/connected) and on itself
+ * (status/alive) is what says the link is gone, as for ArduPilot's navio2.
  */
 #define LOG_TAG "rcio"
 #include "drivers/rcio_rc.h"
@@ -39,9 +37,6 @@
 
 struct rcio_rc {
 	const char *alive;             /* the liveness file this module has, or NULL */
-	uint16_t last[RCIO_RC_CHANNELS];
-	uint64_t last_change_us;
-	bool have_last;
 	char what[48];                 /* the file and text behind the last fault, for the log */
 	struct rcio_rc_stats stats;
 };
@@ -58,7 +53,6 @@ static const char *fault_text(enum rcio_rc_fault f)
 	case RCIO_RC_READ_ERROR: return "a file would not read";
 	case RCIO_RC_GARBAGE: return "a file holds no number";
 	case RCIO_RC_RANGE: return "a width out of range, or after a missing channel";
-	case RCIO_RC_FROZEN: return "no channel has moved";
 	case RCIO_RC_FAULT_COUNT: break;
 	}
 	return "?";
@@ -136,13 +130,6 @@ static enum rcio_rc_fault read_frame(struct drv_inst *d, uint64_t now_us, struct
 	if (n < RCIO_RC_MIN_CHANNELS)
 		return RCIO_RC_NO_SIGNAL;
 
-	if (!r->have_last || memcmp(w, r->last, sizeof(w)) != 0) {
-		memcpy(r->last, w, sizeof(w));
-		r->have_last = true;
-		r->last_change_us = now_us;
-	} else if (now_us - r->last_change_us >= RCIO_RC_FROZEN_US) {
-		return RCIO_RC_FROZEN;
-	}
 
 	memset(f, 0, sizeof(*f));
 	f->timestamp_us = now_us;
@@ -163,9 +150,6 @@ static void report(struct drv_inst *d, enum rcio_rc_fault e)
 	if (e == RCIO_RC_OK)
 		log_info("%s (%s): RC frames again after %s", d->desc->name, d->desc->what,
 			 fault_text(r->stats.fault));
-	else if (e == RCIO_RC_FROZEN)
-		log_warn("%s (%s): %s for %u s: taken as lost until one moves", d->desc->name,
-			 d->desc->what, fault_text(e), RCIO_RC_FROZEN_US / 1000000u);
 	else
 		log_warn("%s (%s): %s%s%s%s: RC taken as lost", d->desc->name, d->desc->what,
 			 fault_text(e), r->what[0] ? " (" : "", r->what, r->what[0] ? ")" : "");
@@ -220,7 +204,7 @@ static int rcio_rc_probe(struct drv_inst *d, char *err, size_t err_len)
 			r->alive = alive_names[i];
 	if (!r->alive)
 		log_warn("%s (%s): %s has no status/alive: the co-processor's liveness is not "
-			 "checked, only rcin/connected and frozen widths", d->desc->name, d->desc->what,
+			 "checked, only rcin/connected", d->desc->name, d->desc->what,
 			 dir);
 	return 0;
 }

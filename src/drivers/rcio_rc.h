@@ -18,8 +18,6 @@
 /* The widths the module itself lets through (rcio_rcin.c keeps the old value outside). */
 #define RCIO_RC_PULSE_MIN_US 800
 #define RCIO_RC_PULSE_MAX_US 2500
-/* Every channel bit-for-bit the same this long: the input is taken as frozen. */
-#define RCIO_RC_FROZEN_US 5000000u
 
 /* Why no frame was given; counted in rcio_rc_stats.faults. */
 enum rcio_rc_fault {
@@ -29,7 +27,6 @@ enum rcio_rc_fault {
 	RCIO_RC_READ_ERROR,    /* a file is gone or would not read */
 	RCIO_RC_GARBAGE,       /* a file holds something other than a whole number */
 	RCIO_RC_RANGE,         /* a width outside RCIO_RC_PULSE_MIN_US..MAX_US, or a gap */
-	RCIO_RC_FROZEN,        /* no channel has moved for RCIO_RC_FROZEN_US */
 	RCIO_RC_FAULT_COUNT
 };
 
