@@ -856,6 +856,25 @@ static void test_estim_takes_slow_sensors_at_their_own_rate_when_every_sample_is
 	}
 }
 
+/* 2 s at rest, then 5 s on the turntable (20 deg/s): an estimator running in
+ * every state, for the tests of its clock. gps_after_imu as struct synth says. */
+static void turntable_start(struct synth *s, bool gps_after_imu)
+{
+	struct estim_config c;
+	cfg_default(&c);
+	synth_init(s, traj_turntable, NULL, &c);
+	s->gps_after_imu = gps_after_imu;
+	static const struct rest_arg a = { 0, 0, 0 };
+	s->fn = traj_rest;
+	s->arg = &a;
+	synth_run(s, 2.0);
+	s->fn = traj_turntable;
+	s->arg = NULL;
+	s->t = 0;
+	s->t0_us += 2000000;
+	synth_run(s, 5.0);
+}
+
 /* A gap: the stamps jump 60 ms while the source's own time moves one
  * interval. The sample is held for one interval, not 60 ms, and the gap
  * counted. Then a pause the source says it made (a real-time simulator's
@@ -865,18 +884,7 @@ static void test_estim_takes_slow_sensors_at_their_own_rate_when_every_sample_is
 static void test_estim_counts_a_gap_and_holds_the_sample_one_interval(void **state)
 {
 	static struct synth s;
-	struct estim_config c;
-	cfg_default(&c);
-	synth_init(&s, traj_turntable, NULL, &c);
-	struct rest_arg a = { 0, 0, 0 };
-	s.fn = traj_rest;
-	s.arg = &a;
-	synth_run(&s, 2.0);
-	s.fn = traj_turntable;
-	s.arg = NULL;
-	s.t = 0;
-	s.t0_us += 2000000;
-	synth_run(&s, 5.0);
+	turntable_start(&s, false);
 	double ea0, ey0, ep, ev;
 	synth_errors(&s, &ea0, &ey0, &ep, &ev);
 	s.t0_us += 60000;
@@ -931,19 +939,7 @@ static void test_estim_moves_a_fix_from_before_a_pause_on_with_it(void **state)
 {
 	(void)state;
 	static struct synth s;
-	struct estim_config c;
-	cfg_default(&c);
-	synth_init(&s, traj_turntable, NULL, &c);
-	s.gps_after_imu = true;
-	struct rest_arg a = { 0, 0, 0 };
-	s.fn = traj_rest;
-	s.arg = &a;
-	synth_run(&s, 2.0);
-	s.fn = traj_turntable;
-	s.arg = NULL;
-	s.t = 0;
-	s.t0_us += 2000000;
-	synth_run(&s, 5.0);
+	turntable_start(&s, true);
 	/* up to the IMU sample that makes a fix, held for the next one */
 	synth_run(&s, 0.2 - fmod(s.t, 0.2));
 	assert_true(s.gps_held);
