@@ -831,13 +831,14 @@ def case_log_crash(fulmard, sim, fulmar_log):
 
 
 def case_late_loops(fulmard, sim, fulmar_log):
-    """Late-loop forensics in lock-step, a CI-sized soak: the demo flown whole while a test
-    fault (--test-burn 6000,60,62) makes the main thread's flight task run 6 ms in every
-    loop from 60 to 62 s, over twice the 2.5 ms period each time. Every such loop leaves a
-    LATE record in the flight log naming the task and its time, the timing report counts
-    them by cause and task, and fulmar-log's summary sums them up. (In lock-step only run
-    time can be late; a busy host may add late loops of its own, which are not judged.)"""
-    f = Flight(fulmard, sim, 'late', sim_args=fr.demo_sim_args(),
+    """Late-loop forensics in lock-step, a CI-sized soak: the demo's first 100 s (the
+    throw, the climb and the first leg) while a test fault (--test-burn 6000,60,62) makes
+    the main thread's flight task run 6 ms in every loop from 60 to 62 s, over twice the
+    2.5 ms period each time. Every such loop leaves a LATE record in the flight log naming
+    the task and its time, the timing report counts them by cause and task, and
+    fulmar-log's summary sums them up. (In lock-step only run time can be late; a busy
+    host may add late loops of its own, which are not judged.)"""
+    f = Flight(fulmard, sim, 'late', sim_args=fr.demo_sim_args(), duration=100,
                daemon_args=('--test-burn', '6000,60,62'))
     f.wait_end()
     truth, events, _ = f.stop()
