@@ -138,6 +138,7 @@ struct estim_arsp_health {
 	uint32_t gps_fallbacks; /* of the enables, those because the GPS was lost */
 	uint64_t last_check_us, last_sample_us, last_warn_us; /* delayed-horizon times */
 	uint64_t withheld_us;   /* the last sample not fused for failing the check's test */
+	uint64_t agree_since_us; /* withheld: since when the samples agree closely (0: not) */
 	float observed_s;       /* how long the filter's wind has been observed (variance under 1) */
 	bool ref_set;
 	bool sample_bad;        /* the last sample failed the check's test */

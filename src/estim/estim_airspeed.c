@@ -83,8 +83,9 @@ void estim_wind_start(struct estim *e, float tas)
  * difference grows until it fails. A sample 3 sigmas off (0.6 of the gate)
  * is not fused, and at the first such sample, as when the sensor is
  * disabled, the filter's wind is put back to the reference: what the lying
- * sensor dragged it by is undone. While samples are withheld so, the
- * airspeed published is the synthetic one, as after the sensor is disabled.
+ * sensor dragged it by is undone; fused again only after 2 s within 1.5
+ * sigmas. While samples are withheld so, the airspeed published is the
+ * synthetic one, as after the sensor is disabled.
  */
 #define ARSP_CHECK_US 200000u
 #define ARSP_PROB_BAD 0.90f
@@ -112,6 +113,10 @@ void estim_wind_start(struct estim *e, float tas)
  * the wind by no more than that before the check trips. A good sensor's
  * gusts reach it seldom: 5.5 of their sigma in turbulence 7.7. */
 #define ARSP_FUSE_GATE_FRAC 0.6f
+/* Once withheld, samples are fused again only after ARSP_RESUME_US within
+ * this fraction of the gate (1.5 sigma at the default 5). */
+#define ARSP_RESUME_GATE_FRAC 0.3f
+#define ARSP_RESUME_US 2000000u
 
 static void arsp_ref_update(struct estim *e, float dt)
 {
@@ -196,7 +201,21 @@ static bool arsp_check(struct estim *e, float tas, bool gps, uint64_t t_us)
 	float gate = c->arsp_wind_gate * (a->disabled ? ARSP_GATE_DISABLED : 1.0f);
 	bool bad = (consist && !(a->test_ratio <= gate)) || (implaus && a->speed_diff_m_s > c->arsp_wind_max_m_s);
 	a->sample_bad = bad;
-	bool fuse = !(consist && !(a->test_ratio <= ARSP_FUSE_GATE_FRAC * gate)) && !bad;
+	float lim = (a->withholding ? ARSP_RESUME_GATE_FRAC : ARSP_FUSE_GATE_FRAC) * gate;
+	bool near = !(consist && !(a->test_ratio <= lim)) && !bad;
+	bool fuse = near;
+	if (a->withholding) {
+		/* taken again only after agreeing closely for a while: a sensor
+		 * lying by about the threshold would otherwise be fused between
+		 * its doubted samples and drag the wind again each time */
+		if (!near)
+			a->agree_since_us = 0;
+		else if (a->agree_since_us == 0)
+			a->agree_since_us = t_us;
+		fuse = near && t_us - a->agree_since_us >= ARSP_RESUME_US;
+	}
+	if (fuse)
+		a->agree_since_us = 0;
 	if (!fuse) {
 		a->withheld_us = t_us;
 		/* the first sample doubted: what the sensor dragged the wind by
