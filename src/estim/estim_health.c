@@ -198,6 +198,8 @@ void estim_get_state(const struct estim *e, struct vehicle_state *out)
 			 estim_recent(e->t_delayed_us, e->arsp.withheld_us, 1.0f);
 	if ((h & ESTIM_H_AIRSPEED_USED) || (synthetic && (h & ESTIM_H_GPS_USED) && e->wind_active))
 		out->valid |= VEHICLE_AIRSPEED_VALID;
+	if ((out->valid & VEHICLE_AIRSPEED_VALID) && e->arsp.disabled)
+		out->valid |= VEHICLE_AIRSPEED_SYNTHETIC;
 	if (e->wind_active && e->P[ESTIM_S_WIND][ESTIM_S_WIND] + e->P[ESTIM_S_WIND + 1][ESTIM_S_WIND + 1] < 4.0f)
 		out->valid |= VEHICLE_WIND_VALID;
 }

@@ -611,6 +611,8 @@ const struct param_def param_table[] = {
 	  "TECS: 0 height first, 2 speed first", PARAM_PLANE },
 	{ "TECS_SPD_OMEGA", PARAM_FLOAT, 2, 0.5, 2, "rad/s",
 	  "TECS: airspeed complementary filter frequency", PARAM_PLANE },
+	{ "TECS_SYNAIRSPEED", PARAM_INT8, 0, 0, 1, "",
+	  "TECS: with the airspeed sensor declared unhealthy, 1 flies the speed on the synthetic airspeed, 0 as without an airspeed", PARAM_PLANE },
 	{ "TECS_THR_DAMP", PARAM_FLOAT, 0.5, 0.1, 1, "",
 	  "TECS: throttle damping on the energy-rate error", PARAM_PLANE },
 	{ "TECS_TIME_CONST", PARAM_FLOAT, 5, 3, 10, "s",
