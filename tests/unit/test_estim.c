@@ -1655,6 +1655,7 @@ struct hc_result {
 	double wind_at_disable;             /* the wind estimate's error just after, m/s */
 	double min_prob, max_ratio_good;    /* the ratio's largest before the fault */
 	bool valid_always, meas_nan_after;
+	bool synthetic_flag_right;          /* VEHICLE_AIRSPEED_SYNTHETIC exactly while disabled */
 	uint32_t disables;
 };
 
@@ -1674,7 +1675,7 @@ static void hc_run(struct pitot_fault *f, uint32_t options, double t_end, struct
 	memset(r, 0, sizeof(*r));
 	r->disabled_s = r->enabled_s = -1;
 	r->min_prob = 1;
-	r->valid_always = r->meas_nan_after = true;
+	r->valid_always = r->meas_nan_after = r->synthetic_flag_right = true;
 	double t_dis = -1;
 	while (s.t < t_end) {
 		synth_run(&s, 0.02);
@@ -1688,6 +1689,8 @@ static void hc_run(struct pitot_fault *f, uint32_t options, double t_end, struct
 		double err = fabs(D(vs.airspeed_m_s) - 20.0);
 		if (!(vs.valid & VEHICLE_AIRSPEED_VALID))
 			r->valid_always = false;
+		if (((vs.valid & VEHICLE_AIRSPEED_SYNTHETIC) != 0) != h.disabled)
+			r->synthetic_flag_right = false;
 		if (s.t < f->t0) {
 			r->max_ratio_good = fmax(r->max_ratio_good, D(h.test_ratio));
 			continue;
@@ -1726,6 +1729,7 @@ static void test_estim_airspeed_check_disables_a_pitot_stuck_high_and_flies_the_
 	assert_true(r.worst_after < 1.0 && r.wind_at_disable < 1.0);
 	assert_true(r.valid_always);
 	assert_true(r.meas_nan_after);
+	assert_true(r.synthetic_flag_right);
 	/* the reading never agrees again: never used again */
 	assert_true(r.enabled_s < 0);
 }
