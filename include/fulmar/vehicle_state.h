@@ -16,6 +16,8 @@ enum vehicle_state_valid {
 	VEHICLE_POSITION_VALID = 1u << 2,   /* horizontal position and velocity */
 	VEHICLE_AIRSPEED_VALID = 1u << 3,
 	VEHICLE_WIND_VALID = 1u << 4,
+	VEHICLE_AIRSPEED_SYNTHETIC = 1u << 5, /* the airspeed sensor is declared unhealthy: the
+	                                       * airspeed is ground velocity less the wind alone */
 };
 
 struct vehicle_state {

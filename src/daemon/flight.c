@@ -121,6 +121,15 @@ void flight_init(struct sensor_hub *hub, struct rcout *out)
 	 * model's at the first 3D fix (take_declination); unknown until then. */
 	flight.autodec = param_get_by_name("COMPASS_AUTODEC") != 0.0f;
 	flight.est_cfg.mag_declination_deg = flight.autodec ? NAN : param_get_by_name("COMPASS_DEC") * 57.29578f;
+	/* The airspeed sensor's health check (ArduPlane's ARSPD_*; a copter has no pitot to check). */
+	if (!copter()) {
+		flight.est_cfg.arsp_options = (uint32_t)param_get_by_name("ARSPD_OPTIONS");
+		flight.est_cfg.arsp_wind_gate = param_get_by_name("ARSPD_WIND_GATE");
+		flight.est_cfg.arsp_wind_max_m_s = param_get_by_name("ARSPD_WIND_MAX");
+		flight.est_cfg.arsp_wind_warn_m_s = param_get_by_name("ARSPD_WIND_WARN");
+	} else {
+		flight.est_cfg.arsp_options = 0;
+	}
 	estim_init(&flight.est, &flight.est_cfg);
 	vibe_init(&flight.vibe);
 	rangefinder_init(&flight.rng);
@@ -386,6 +395,44 @@ static void tell_estimator_changes(void)
 	}
 }
 
+/* The airspeed sensor's health check's verdicts (src/estim/estim_airspeed.c),
+ * said as ArduPlane says them, to the ground station and the log (MSG). */
+static void say_airspeed(uint64_t now_us, enum gcs_severity sev, const char *text)
+{
+	gcs_text(flight.gcs, sev, "%s", text);
+	log_info("%.3f s: %s", (double)flight.say_us * 1e-6, text);
+	if (flightlog_main())
+		flight_records_text(flightlog_main(), now_us, text);
+}
+
+static void tell_airspeed_health(uint64_t now_us)
+{
+	struct estim_arsp_health a;
+	estim_get_arsp(&flight.est, &a);
+	char text[50];   /* a STATUSTEXT holds 50 */
+	if (a.disables != flight.arsp_disables_said) {
+		flight.arsp_disables_said = a.disables;
+		say_airspeed(now_us, GCS_SEV_ERROR, "Airspeed sensor 1 failure. Disabling");
+		log_info("%.3f s: airspeed check: health %.3f, test ratio %.1f, synthetic airspeed %.1f m/s, "
+			 "ground speed difference %.1f m/s: flying on the synthetic airspeed",
+			 (double)flight.say_us * 1e-6, (double)a.prob, (double)a.test_ratio,
+			 (double)a.synthetic_m_s, (double)a.speed_diff_m_s);
+	}
+	if (a.enables != flight.arsp_enables_said) {
+		flight.arsp_enables_said = a.enables;
+		bool fallback = a.gps_fallbacks != flight.arsp_fallbacks_said;
+		flight.arsp_fallbacks_said = a.gps_fallbacks;
+		say_airspeed(now_us, GCS_SEV_NOTICE, fallback ? "Airspeed sensor 1, Re-enabled as GPS fall-back" :
+							       "Airspeed sensor 1 now OK. Re-enabled");
+	}
+	if (a.warnings != flight.arsp_warnings_said) {
+		flight.arsp_warnings_said = a.warnings;
+		snprintf(text, sizeof(text), "Airspeed 1 warning %.1fm/s air to gnd speed diff",
+			 (double)a.speed_diff_m_s);
+		say_airspeed(now_us, GCS_SEV_WARNING, text);
+	}
+}
+
 /* ArduPilot's EV ids for what we say. */
 #define LOG_EV_ARMED 10
 #define LOG_EV_DISARMED 11
@@ -542,6 +589,7 @@ void flight_task(void *ctx, uint64_t now_us)
 	take_declination(now_us);
 	estim_get_state(&flight.est, &flight.vs);
 	tell_estimator_changes();
+	tell_airspeed_health(now_us);
 	update_rangefinder(now_us);
 	bool converged = estim_is_converged(&flight.est);
 	/* The home altitude is the estimate's; its alt_rel is then ours to fill. */

@@ -56,6 +56,7 @@ struct flight {
 	struct battery_sample batt;
 	struct rangefinder rng;         /* RNGFND1_*: the state flight code is given */
 	struct rangefinder_params rng_p;
+	uint32_t arsp_disables_said, arsp_enables_said, arsp_fallbacks_said, arsp_warnings_said;
 	bool rng_said_bad;              /* "no data" or "stuck" said, not yet "good again" */
 	struct range_sample rng_sample; /* the latest reading taken (the log's RFND) */
 	bool home_set;

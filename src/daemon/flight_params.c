@@ -125,6 +125,7 @@ const struct param_bind flight_param_binds[] = {
 	{ "TECS_SINK_MIN", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.tecs_sink_min) } },
 	{ "TECS_SPDWEIGHT", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.tecs_spdweight) } },
 	{ "TECS_SPD_OMEGA", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.tecs_spd_omega) } },
+	{ "TECS_SYNAIRSPEED", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.tecs_synairspeed) } },
 	{ "TECS_THR_DAMP", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.tecs_thr_damp) } },
 	{ "TECS_TIME_CONST", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.tecs_time_const) } },
 	{ "TECS_VERT_ACC", 1.0f, 1, { offsetof(struct plane_params, nav.tecs.tecs_vert_acc) } },

@@ -111,9 +111,11 @@ static void write_log_10hz(struct log_producer *lp, uint64_t now_us, const struc
 				     .diff_press_pa = as.diff_pressure_pa,
 				     .temp_cdegc = sat16f(as.temp_c * 100.0f),
 				     .raw_press_pa = as.diff_pressure_pa,
-				     .use = flight.est_cfg.use_airspeed, .healthy = fresh,
-				     .health_prob = fresh ? 1.0f : 0.0f,
-				     .test_ratio = iv[ESTIM_TAS].test_ratio };
+				     .use = flight.est_cfg.use_airspeed && !st->arsp.disabled,
+				     .healthy = fresh && !st->arsp.disabled,
+				     .health_prob = st->arsp.prob,
+				     /* ArduPilot's ARSP.TR: the health check's ratio */
+				     .test_ratio = st->arsp.test_ratio };
 		log_write_arsp(lp, &a);
 	}
 	if (flight.mag_seen) {

@@ -429,6 +429,7 @@ static void fill_health(struct gcs_inputs *in, uint64_t now_us)
 		.gps_us = latest_us(SENSOR_GPS), .battery_us = latest_us(SENSOR_BATTERY),
 		.rc_us = latest_us(SENSOR_RC),
 		.gps_fix_type = in->gps.present ? in->gps.fix_type : 0,
+		.airspeed_disabled = (estim_health(flight_estimator()) & ESTIM_H_AIRSPEED_UNHEALTHY) != 0,
 		.rc_bad = flight_rc_bad(),
 		.attitude_valid = (in->state.valid & VEHICLE_ATTITUDE_VALID) != 0,
 		.servo_outputs = in->servo.count > 0,

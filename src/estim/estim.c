@@ -75,6 +75,10 @@ void estim_config_default(struct estim_config *c)
 	c->use_gps_hgt = true;
 	c->hgt_disagree_reset_s = 5.0f;
 	c->output_tau_s = 0.25f;
+	c->arsp_options = ESTIM_ARSP_DISABLE | ESTIM_ARSP_REENABLE | ESTIM_ARSP_CONSISTENCY;
+	c->arsp_wind_max_m_s = 0.0f;
+	c->arsp_wind_warn_m_s = 0.0f;
+	c->arsp_wind_gate = 5.0f;
 }
 
 uint64_t estim_horizon_us(const struct estim *e)
@@ -104,6 +108,7 @@ void estim_init(struct estim *e, const struct estim_config *cfg)
 	e->out.q[0] = 1.0f;
 	e->air_density = RHO0;
 	e->baro_temp_k = 288.15f;
+	e->arsp.prob = 1.0f;
 }
 
 /* GPS lost after this long without a fix: the configured timeout, or 2.5 of

@@ -109,6 +109,40 @@ struct estim_config {
 	bool use_mag, use_airspeed, use_beta, use_gps_hgt;
 	float hgt_disagree_reset_s; /* baro failing its gate this long: rebase it */
 	float output_tau_s;     /* output predictor correction time constant */
+	/* The airspeed sensor's health check (estim_airspeed.c), ArduPilot's
+	 * parameters: ARSPD_OPTIONS (enum estim_arsp_option bits), ARSPD_WIND_MAX
+	 * (m/s: |airspeed - ground speed| over it is implausible; 0: not
+	 * checked), ARSPD_WIND_WARN (m/s: warn over it; 0: ARSPD_WIND_MAX's),
+	 * ARSPD_WIND_GATE (sigmas: the airspeed against the reference wind's
+	 * synthetic airspeed, with bit 3). Default 11, 0, 0, 5 as ArduPlane's. */
+	uint32_t arsp_options;
+	float arsp_wind_max_m_s, arsp_wind_warn_m_s, arsp_wind_gate;
+};
+
+/* ARSPD_OPTIONS bits (ArduPilot's; bit 2, voltage correction, has no meaning here). */
+enum estim_arsp_option {
+	ESTIM_ARSP_DISABLE = 1u << 0,     /* an unhealthy sensor is no longer used */
+	ESTIM_ARSP_REENABLE = 1u << 1,    /* and is used again when healthy again */
+	ESTIM_ARSP_CONSISTENCY = 1u << 3, /* the check against the wind's synthetic airspeed */
+};
+
+/* What the airspeed check found (estim_get_status). */
+struct estim_arsp_health {
+	float prob;             /* the health probability, 0..1 (1 at the start) */
+	float test_ratio;       /* |airspeed - synthetic| / its sigma, at the last check */
+	float speed_diff_m_s;   /* |airspeed - ground speed| at the last check */
+	float synthetic_m_s;    /* the reference wind's airspeed |v - w_ref| at the last check */
+	float wind_ref_ne_m_s[2]; /* the reference wind (see docs/estimator.md) */
+	bool disabled;          /* declared unhealthy: not fused; the airspeed is |v - w| */
+	uint32_t disables, enables, warnings; /* how often it was disabled, re-enabled, warned of */
+	uint32_t gps_fallbacks; /* of the enables, those because the GPS was lost */
+	uint64_t last_check_us, last_sample_us, last_warn_us; /* delayed-horizon times */
+	uint64_t withheld_us;   /* the last sample not fused for failing the check's test */
+	uint64_t agree_since_us; /* withheld: since when the samples agree closely (0: not) */
+	float observed_s;       /* how long the filter's wind has been observed (variance under 1) */
+	bool ref_set;
+	bool sample_bad;        /* the last sample failed the check's test */
+	bool withholding;       /* the last sample was not fused for the check's doubt */
 };
 
 struct estim_innov {
@@ -151,6 +185,7 @@ enum estim_health {
 	ESTIM_H_CONST_POS = 1u << 17,     /* no origin yet: position held */
 	ESTIM_H_MOVING_ALIGN = 1u << 18,  /* aligned while moving (in the air): tilt from
 	                                   * the specific force less the turn's acceleration */
+	ESTIM_H_AIRSPEED_UNHEALTHY = 1u << 19, /* the airspeed sensor declared unhealthy (not fused) */
 };
 
 /* The EKF_STATUS_REPORT flags word (ArduPilot's EKF_STATUS_FLAGS). */
@@ -198,6 +233,7 @@ struct estim_status {
 	float wind_ne_m_s[2];
 	float baro_bias_m;
 	uint64_t delayed_t_us;  /* time of the filter's (delayed) state */
+	struct estim_arsp_health arsp;
 };
 
 /* The nominal state at one time. */
@@ -317,6 +353,7 @@ struct estim {
 	float tas_last_m_s;
 	float tas_meas_m_s;     /* the airspeed sensor's latest reading (TAS), as it came */
 	uint64_t tas_meas_us;   /* its sample time (0: none yet) */
+	struct estim_arsp_health arsp;
 	float hold_pos[3];      /* constant-position mode */
 	uint64_t gps_last_valid_us;
 	uint64_t gps_prev_obs_us; /* measurement time of the previous fix used or rejected */
@@ -395,6 +432,8 @@ void estim_get_ekf_report(const struct estim *e, struct estim_ekf_report *out);
  * sample before integrating (zero before the filter has learnt any). */
 void estim_get_accel_bias(const struct estim *e, float accel_bias_m_s2[3]);
 uint32_t estim_health(const struct estim *e);
+/* The airspeed sensor's health check (without the rest of the status). */
+void estim_get_arsp(const struct estim *e, struct estim_arsp_health *out);
 /*
  * The filter's own solution at its delayed horizon (the fused state, before
  * the output predictor brings it forward to now): the body-to-NED quaternion

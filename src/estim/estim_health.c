@@ -53,6 +53,8 @@ uint32_t estim_health(const struct estim *e)
 		h |= ESTIM_H_AIRSPEED_USED;
 	if (estim_recent(t, e->innov[ESTIM_BETA].last_fused_us, 1.0f))
 		h |= ESTIM_H_BETA_USED;
+	if (e->arsp.disabled)
+		h |= ESTIM_H_AIRSPEED_UNHEALTHY;
 	if (estim_recent(now, e->imu_bad_us, 1.0f) || (e->imu_bad_us && e->imu_bad_us > e->t_now_us))
 		h |= ESTIM_H_IMU_BAD;
 	if (e->imu_frozen_us && e->imu_frozen_us >= e->t_now_us)
@@ -153,6 +155,7 @@ void estim_get_status(const struct estim *e, struct estim_status *out)
 	memcpy(out->wind_ne_m_s, e->x.wind, sizeof(out->wind_ne_m_s));
 	out->baro_bias_m = e->x.baro_bias;
 	out->delayed_t_us = e->t_delayed_us;
+	out->arsp = e->arsp;
 }
 
 void estim_get_state(const struct estim *e, struct vehicle_state *out)
@@ -174,9 +177,11 @@ void estim_get_state(const struct estim *e, struct vehicle_state *out)
 	out->alt_rel_m = -e->out.pos[2];
 	float u[3] = { e->out.vel[0] - e->x.wind[0], e->out.vel[1] - e->x.wind[1], e->out.vel[2] };
 	out->airspeed_m_s = sqrtf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-	/* the sensor's own reading, within ESTIM_TAS_MEAS_AGE_S either side of now */
+	/* the sensor's own reading, within ESTIM_TAS_MEAS_AGE_S either side of
+	 * now; not one the health check doubts or has disabled */
 	uint64_t age = e->t_now_us > e->tas_meas_us ? e->t_now_us - e->tas_meas_us : e->tas_meas_us - e->t_now_us;
-	out->airspeed_meas_m_s = e->cfg.use_airspeed && e->tas_meas_us != 0 &&
+	out->airspeed_meas_m_s = e->cfg.use_airspeed && !e->arsp.disabled &&
+				 !estim_recent(e->t_delayed_us, e->arsp.withheld_us, 1.0f) && e->tas_meas_us != 0 &&
 				 (float)age * 1e-6f < ESTIM_TAS_MEAS_AGE_S ? e->tas_meas_m_s : NAN;
 	memcpy(out->wind_ne_m_s, e->x.wind, sizeof(out->wind_ne_m_s));
 	out->pos_sigma_m = sqrt_pos(e->P[6][6] + e->P[7][7]);
@@ -186,10 +191,22 @@ void estim_get_state(const struct estim *e, struct vehicle_state *out)
 		out->valid |= VEHICLE_ALTITUDE_VALID;
 	if ((f & ESTIM_EKF_POS_HORIZ_ABS) && (f & ESTIM_EKF_VELOCITY_HORIZ))
 		out->valid |= VEHICLE_POSITION_VALID;
-	if (h & ESTIM_H_AIRSPEED_USED)
+	/* A sensor declared unhealthy, or withheld while the check doubts it,
+	 * leaves the synthetic airspeed |v - w|, valid while the wind is kept
+	 * and the velocity is the GPS's. */
+	bool synthetic = (h & ESTIM_H_AIRSPEED_UNHEALTHY) ||
+			 estim_recent(e->t_delayed_us, e->arsp.withheld_us, 1.0f);
+	if ((h & ESTIM_H_AIRSPEED_USED) || (synthetic && (h & ESTIM_H_GPS_USED) && e->wind_active))
 		out->valid |= VEHICLE_AIRSPEED_VALID;
+	if ((out->valid & VEHICLE_AIRSPEED_VALID) && e->arsp.disabled)
+		out->valid |= VEHICLE_AIRSPEED_SYNTHETIC;
 	if (e->wind_active && e->P[ESTIM_S_WIND][ESTIM_S_WIND] + e->P[ESTIM_S_WIND + 1][ESTIM_S_WIND + 1] < 4.0f)
 		out->valid |= VEHICLE_WIND_VALID;
+}
+
+void estim_get_arsp(const struct estim *e, struct estim_arsp_health *out)
+{
+	*out = e->arsp;
 }
 
 void estim_get_accel_bias(const struct estim *e, float accel_bias_m_s2[3])

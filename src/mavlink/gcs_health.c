@@ -84,7 +84,8 @@ void gcs_health_bits(const struct gcs_health_in *in, struct gcs_health *out)
 	put(&o, GCS_SENSOR_BARO, true, true, fresh(in->baro_us, now, GCS_HEALTH_FAST_US));
 	bool mag = in->mag_us != 0, aspd = in->airspeed_us != 0;
 	put(&o, GCS_SENSOR_MAG, mag, mag, fresh(in->mag_us, now, GCS_HEALTH_FAST_US));
-	put(&o, GCS_SENSOR_AIRSPEED, aspd, aspd, fresh(in->airspeed_us, now, GCS_HEALTH_FAST_US));
+	put(&o, GCS_SENSOR_AIRSPEED, aspd, aspd && !in->airspeed_disabled,
+	    fresh(in->airspeed_us, now, GCS_HEALTH_FAST_US) && !in->airspeed_disabled);
 	bool gps = in->gps_us != 0;
 	put(&o, GCS_SENSOR_GPS, gps, gps,
 	    fresh(in->gps_us, now, GCS_HEALTH_GPS_US) && in->gps_fix_type >= 3);

@@ -75,6 +75,9 @@ struct gcs_health_in {
 	uint64_t now_us;               /* on the same clock */
 	uint64_t imu_us, baro_us, mag_us, airspeed_us, gps_us, battery_us, rc_us;
 	uint8_t gps_fix_type;          /* GPS_FIX_TYPE of the latest fix */
+	bool airspeed_disabled;        /* the estimator's health check declared the pitot
+	                                  unhealthy: present, not enabled, not healthy
+	                                  (ArduPlane: ARSPD_USE set to 0) */
 	bool rc_bad;                   /* frames stopped, or throttle under THR_FS_VALUE */
 	bool attitude_valid;           /* the estimator has an attitude */
 	bool servo_outputs;            /* the board drives servos */

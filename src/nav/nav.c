@@ -523,7 +523,10 @@ void nav_update(struct nav *n, const struct nav_params *p, const struct vehicle_
 		.hgt_m = hgt,
 		.climb_m_s = climb,
 		.eas_m_s = vs->airspeed_m_s,
-		.eas_ok = eas_ok,
+		/* ArduPlane's TECS_SYNAIRSPEED: with the sensor declared unhealthy,
+		 * TECS flies as without one unless told to trust the synthetic */
+		.eas_ok = eas_ok && (!(vs->valid & VEHICLE_AIRSPEED_SYNTHETIC) ||
+				     p->tecs.tecs_synairspeed != 0.0f),
 		.vel_dot_m_s2 = accel_body_m_s2 ? accel_body_m_s2[0] - NAV_G_M_S2 * sinf(vs->pitch_rad) : NAN,
 		.pitch_rad = vs->pitch_rad,
 		.roll_rad = vs->roll_rad,

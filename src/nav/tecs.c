@@ -43,6 +43,7 @@ void tecs_params_default(struct tecs_params *p)
 	p->tecs_ptch_damp = 0.0f;
 	p->tecs_land_sink = 0.25f;
 	p->tecs_land_arspd = -1.0f;
+	p->tecs_synairspeed = 0.0f;
 	/* ArduPilot's later TECS_LAND_TCONST 2 s and TECS_LAND_DAMP 0.5 leave
 	 * this airframe 0.3-0.5 m under the flare path at touchdown (15 m
 	 * short): tighter */

@@ -36,6 +36,8 @@ struct tecs_params {
 	float tecs_land_tconst; /* s, time constant of the energy loops in the flare */
 	float tecs_land_damp;   /* pitch damping on the sink-rate error in the flare */
 	float tecs_land_arspd;  /* m/s, the landing approach's airspeed; < 0: the cruise demand */
+	float tecs_synairspeed; /* 1: fly the speed on a synthetic airspeed (the sensor declared
+	                         * unhealthy); 0: fly as without an airspeed (ArduPlane's default) */
 	/* shared ArduPlane parameters TECS uses */
 	float arspd_fbw_min;    /* m/s */
 	float arspd_fbw_max;    /* m/s */

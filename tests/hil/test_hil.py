@@ -7,7 +7,7 @@ simulator's ground truth.
   test_hil.py CASE FULMARD FULMAR_SIM [FULMAR_LOG]
 
 Cases: sensors, sensor_health, estimator, demo, demo_100hz, demo_200hz, demo_250hz, demo_400hz_fresh,
-demo_200hz_of_1khz, windy, determinism, gps_loss, low_battery, rc_loss, rc_stall, modes, gcs_loss,
+demo_200hz_of_1khz, windy, determinism, gps_loss, pitot_block, pitot_off, low_battery, rc_loss, rc_stall, modes, gcs_loss,
 log_crash, log_download (the demos and log_crash read the flight log with FULMAR_LOG), and
 realtime_overload (8 minutes under stress-ng, overloaded twice: suite 'realtime', which
 tools/test runs natively only).
@@ -969,6 +969,35 @@ def case_gps_loss(fulmard, sim, fulmar_log=None):
           'and takes it back when it returns')
 
 
+def pitot_fault(fulmard, sim, name, fault, t0):
+    """The demo's world with the pitot failing at t0 (fulmar-sim's time-line `pitot ...`):
+    fulmard declares the sensor unhealthy, says so as ArduPlane does, flies on the
+    synthetic airspeed (ground velocity less the estimated wind), completes the mission
+    and lands within the demo's bounds (flight_report.CHECKS[name]), never near the stall."""
+    f = Flight(fulmard, sim, name, sim_args=fr.demo_sim_args(),
+               timeline_extra=('%d pitot %s' % (t0, fault),))
+    f.wait_end()
+    truth, events, s = f.report(name)
+    off = event_time(events, r'^Airspeed sensor 1 failure\. Disabling$')
+    check(off is not None and t0 < off < t0 + 120,
+          'the airspeed sensor is declared unhealthy (at %s s; the fault at %d s)' % (off, t0))
+    check(not any(txt.startswith('Airspeed sensor 1 now OK') for t, txt in events),
+          'and not used again while it lies')
+    return truth, events, s, off
+
+
+def case_pitot_block(fulmard, sim, fulmar_log=None):
+    """The pitot's port blocked in the first lap, leaking with a 60 s time constant (its
+    reading creeps to zero, and moves with the height), until the end of the flight."""
+    pitot_fault(fulmard, sim, 'pitot_block', 'block 600 60', 120)
+
+
+def case_pitot_off(fulmard, sim, fulmar_log=None):
+    """The pitot's tube off the sensor in the first lap (it reads its noise about zero)
+    until the end of the flight."""
+    pitot_fault(fulmard, sim, 'pitot_off', 'off 600', 120)
+
+
 def case_low_battery(fulmard, sim, fulmar_log=None):
     """The battery runs low in the second lap: it lands at the DO_LAND_START sequence."""
     f = Flight(fulmard, sim, 'batt', sim_args=('--wind', '5,90'), params=('FS_BATT_MAH,400',))
@@ -1695,7 +1724,8 @@ CASES = {'sensors': case_sensors, 'copter_mission': case_copter_mission,
          'copter_battery': case_copter_battery, 'copter_gps_loss': case_copter_gps_loss,
          'copter_gps_loss_alt_hold': case_copter_gps_loss_alt_hold, 'sensor_health': case_sensor_health, 'demo': case_demo,
          'windy': case_windy, 'air_start': case_air_start,
-         'gps_loss': case_gps_loss, 'low_battery': case_low_battery, 'rc_loss': case_rc_loss,
+         'gps_loss': case_gps_loss, 'pitot_block': case_pitot_block, 'pitot_off': case_pitot_off,
+         'low_battery': case_low_battery, 'rc_loss': case_rc_loss,
          'modes': case_modes, 'gcs_loss': case_gcs_loss, 'log_crash': case_log_crash,
          'determinism': case_determinism, 'log_download': case_log_download, 'late_loops': case_late_loops,
          'estimator': case_estimator, 'rc_stall': case_rc_stall,

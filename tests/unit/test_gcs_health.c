@@ -217,6 +217,18 @@ static void test_health_rangefinder_as_arduplane(void **state)
 	assert_int_equal(bits(&in).health & GCS_SENSOR_LASER_POSITION, 0);
 }
 
+static void test_health_an_airspeed_sensor_declared_unhealthy_is_present_not_enabled_not_healthy(void **state)
+{
+	struct gcs_health_in in = all_well();
+	in.airspeed_disabled = true;
+	struct gcs_health o = bits(&in);
+	assert_int_equal(o.present & GCS_SENSOR_AIRSPEED, GCS_SENSOR_AIRSPEED);
+	assert_int_equal(o.enabled & GCS_SENSOR_AIRSPEED, 0);
+	assert_int_equal(o.health & GCS_SENSOR_AIRSPEED, 0);
+	/* the others as they were */
+	assert_int_equal(o.health & GCS_SENSOR_BARO, GCS_SENSOR_BARO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_health_takes_in_the_boards_own_account),
 		cmocka_unit_test(test_health_geofence_as_arduplane),
 		cmocka_unit_test(test_health_rangefinder_as_arduplane),
+		cmocka_unit_test(test_health_an_airspeed_sensor_declared_unhealthy_is_present_not_enabled_not_healthy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,6 +69,8 @@ static const char *const plane_rows_added_since[] = {
 	"RNGFND1_ADDR", "RNGFND1_GNDCLEAR", "RNGFND1_MAX_CM", "RNGFND1_MIN_CM", "RNGFND1_ORIENT",
 	"RNGFND1_POS_X", "RNGFND1_POS_Y", "RNGFND1_POS_Z", "RNGFND1_TYPE", "RNGFND_LANDING",
 	"LAND_SLOPE_RCALC",
+	/* issue 40: the airspeed sensor's health */
+	"ARSPD_OPTIONS", "ARSPD_WIND_GATE", "ARSPD_WIND_MAX", "ARSPD_WIND_WARN", "TECS_SYNAIRSPEED",
 };
 
 static bool added_since(const char *name)
