@@ -25,8 +25,8 @@
  * touchdown was 10.6 and 13.0 m short on seeds 1 and 2, at 2 4.3 and 10.5,
  * at 3 seed 2 ballooned 9.6 m long. */
 #define TECS_FLARE_INTEG_RATE 2.0f
-/* How much lower the flare's pitch floor is past the land point (2 degrees). */
-#define TECS_FLARE_PAST_PITCH_RAD (2.0f * NAV_DEG2RAD)
+/* How much lower the flare's pitch floor is past the land point (8 degrees). */
+#define TECS_FLARE_PAST_PITCH_RAD (8.0f * NAV_DEG2RAD)
 
 void tecs_params_default(struct tecs_params *p)
 {
@@ -293,7 +293,7 @@ void tecs_update(struct tecs *t, const struct tecs_params *p, const struct tecs_
 	if (in->stage == TECS_STAGE_LAND_FLARE) {
 		float lp = p->land_pitch_cd * 0.01f * NAV_DEG2RAD;
 		/* past the land point a flare still in the air floats level
-		 * over the ground at the floor: 2 degrees lower there */
+		 * over the ground at the floor: 8 degrees lower there */
 		if (in->flare_past)
 			lp -= TECS_FLARE_PAST_PITCH_RAD;
 		/* The floor rises to LAND_PITCH_CD with the height flown in the
