@@ -416,6 +416,7 @@ enum col_id {
 	C_CNUM, C_CID, C_FRAME, C_RELHOME, C_DP,                           /* CMD, POS, DSF */
 	C_TYPE,                                                            /* ORGN */
 	C_THR, C_CAUSE, C_IVL, C_TKT, C_TASK,                              /* LATE */
+	C_NL2X, C_MAXI, C_MAXW, C_MAXR,                                    /* PMT */
 	C_COUNT
 };
 
@@ -429,11 +430,12 @@ static const char *const col_names[C_COUNT] = {
 	"CNum", "CId", "Frame", "RelHomeAlt", "Dp",
 	"Type",
 	"Thr", "Cause", "Ivl", "TkT", "Task",
+	"NL2x", "MaxI", "MaxW", "MaxR",
 };
 
 enum kind {
 	K_NONE = 0, K_GPS, K_POS, K_CTUN, K_ARSP, K_ATT, K_PM, K_MODE, K_EV, K_ERR, K_MSG,
-	K_CMD, K_BARO, K_DSF, K_ORGN, K_LATE,
+	K_CMD, K_BARO, K_DSF, K_ORGN, K_LATE, K_PMT,
 };
 
 /* LATE's Thr and Cause (fulmar's daemon/scheduler.h). */
@@ -445,6 +447,12 @@ static const char *const late_causes[] = {
 #define LATE_THREADS (sizeof late_threads / sizeof late_threads[0])
 #define LATE_CAUSES (sizeof late_causes / sizeof late_causes[0])
 #define LATE_TASKS 32
+
+/* PMT: a thread's loops, those over 1.5x and 2x, and its worst (us). */
+struct thr_loops {
+	unsigned records;
+	double loops, over_1_5x, over_2x, max_i_us, max_w_us, max_r_us;
+};
 
 struct event {
 	double t;
@@ -485,6 +493,8 @@ struct flight {
 	double late_longest_us[LATE_THREADS][LATE_CAUSES];
 	struct { unsigned thread; char name[17]; unsigned n; double longest_us; } late_task[LATE_TASKS];
 	unsigned n_late_task;
+	/* PMT: each thread's loops, those over 1.5x and 2x, and its worst (us) */
+	struct thr_loops thr[LATE_THREADS];
 };
 
 static enum kind kind_of(const char *name)
@@ -494,6 +504,7 @@ static enum kind kind_of(const char *name)
 		{ "ATT", K_ATT }, { "PM", K_PM }, { "MODE", K_MODE }, { "EV", K_EV },
 		{ "ERR", K_ERR }, { "MSG", K_MSG }, { "CMD", K_CMD }, { "BARO", K_BARO },
 		{ "DSF", K_DSF }, { "ORGN", K_ORGN }, { "LATE", K_LATE },
+		{ "PMT", K_PMT },
 	};
 	for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
 		if (strcmp(map[k].name, name) == 0)
@@ -530,6 +541,28 @@ static void add_event(struct flight *fl, double t, int kind, int a, int b, const
 		len = 64;
 	memcpy(e->text, text ? text : "", text ? len : 0);
 	e->text[text ? len : 0] = '\0';
+}
+
+static void raise_max(double *m, double v)
+{
+	if (v > *m)
+		*m = v;
+}
+
+static void pmt_record(struct flight *fl, const struct df_record *rec)
+{
+	double thr = fld(fl, rec, C_THR), n = fld(fl, rec, C_NLOOP), nlon = fld(fl, rec, C_NLON),
+	       nl2 = fld(fl, rec, C_NL2X);
+	if (!(thr >= 1 && thr < LATE_THREADS) || !isfinite(n) || !isfinite(nlon) || !isfinite(nl2))
+		return;
+	unsigned th = (unsigned)thr;
+	fl->thr[th].records++;
+	fl->thr[th].loops += n;
+	fl->thr[th].over_1_5x += nlon;
+	fl->thr[th].over_2x += nl2;
+	raise_max(&fl->thr[th].max_i_us, fld(fl, rec, C_MAXI));
+	raise_max(&fl->thr[th].max_w_us, fld(fl, rec, C_MAXW));
+	raise_max(&fl->thr[th].max_r_us, fld(fl, rec, C_MAXR));
 }
 
 static void late_record(struct flight *fl, const struct df_record *rec, double t)
@@ -696,6 +729,9 @@ static void flight_record(const struct df_record *rec, void *ctx)
 	}
 	case K_LATE:
 		late_record(fl, rec, t);
+		break;
+	case K_PMT:
+		pmt_record(fl, rec);
 		break;
 	default:
 		break;
@@ -921,6 +957,24 @@ static int cmd_summary(const char *path)
 	} else {
 		puts("loop timing: no PM records");
 	}
+	/* Every thread's loops from PMT, as the seed's figures are given. */
+	bool have_pmt = false;
+	for (unsigned th = 1; th < LATE_THREADS; th++)
+		have_pmt |= fl.thr[th].records > 0;
+	if (have_pmt) {
+		puts("loops by thread (PMT): loops, over 1.5x and 2x their period (per million), "
+		     "longest start to start, wake-up and run");
+		for (unsigned th = 1; th < LATE_THREADS; th++) {
+			const struct thr_loops *p = &fl.thr[th];
+			if (!p->records)
+				continue;
+			double pm = p->loops > 0 ? 1e6 / p->loops : 0;
+			printf("  %-5s %10.0f loops, %6.0f over 1.5x (%.1f per million), %6.0f over 2x "
+			       "(%.1f per million), longest %.1f ms, wake-up %.1f ms, run %.1f ms\n",
+			       late_threads[th], p->loops, p->over_1_5x, p->over_1_5x * pm, p->over_2x,
+			       p->over_2x * pm, p->max_i_us * 1e-3, p->max_w_us * 1e-3, p->max_r_us * 1e-3);
+		}
+	}
 	/* Late loops from LATE: where the time went, by thread and cause. */
 	if (fl.late.n) {
 		printf("late loops (over 2x their period, LATE): %zu\n", fl.late.n);
@@ -932,7 +986,9 @@ static int cmd_summary(const char *path)
 				       fl.late_n[th][c], fl.late_longest_us[th][c] * 1e-3);
 				for (unsigned k = 0; c == 0 && k < fl.n_late_task; k++)
 					if (fl.late_task[k].thread == th)
-						printf("; %s %u (up to %.1f ms)", fl.late_task[k].name,
+						/* no name: no task ran long, the time went outside them */
+						printf("; %s %u (up to %.1f ms)",
+						       fl.late_task[k].name[0] ? fl.late_task[k].name : "outside its tasks",
 						       fl.late_task[k].n, fl.late_task[k].longest_us * 1e-3);
 				putchar('\n');
 			}

@@ -29,7 +29,11 @@ static struct flightlog {
 	struct log_download dl;     /* io thread */
 	struct ring req, reply;
 	struct flightlog_msg req_slots[REQ_SLOTS], reply_slots[REPLY_SLOTS];
+	uint64_t pmt_last_us;       /* io thread: when PMT records were last written; 0: never */
+	struct sched_figures pmt_prev[SCHED_THREAD_COUNT];
 } fl;
+
+#define PMT_EVERY_US 10000000u  /* as PM */
 
 /* io thread: log_download's replies into the ring for main. */
 static void reply_send(void *ctx, int link, uint32_t msgid, const uint8_t *payload)
@@ -156,12 +160,61 @@ static void log_late_loops(struct sched *s)
 	}
 }
 
+static uint16_t sat16(uint64_t v)
+{
+	return v > UINT16_MAX ? UINT16_MAX : (uint16_t)v;
+}
+
+static uint32_t us32(uint64_t ns)
+{
+	return ns / 1000u > UINT32_MAX ? UINT32_MAX : (uint32_t)(ns / 1000u);
+}
+
+/*
+ * Every 10 s, a PMT record per thread: its loops since the last, those over
+ * 1.5x and 2x, and the window's worst (sched_window_take: this is its one
+ * reader). The first call only starts the window.
+ */
+static void log_thread_windows(struct sched *s, uint64_t now_us)
+{
+	if (fl.pmt_last_us && now_us - fl.pmt_last_us < PMT_EVERY_US)
+		return;
+	/* Until a file is being written (the arming opens one), each window only restarts:
+	 * the first record then covers what the file's LATE records cover. */
+	struct log_writer_stats st;
+	log_writer_get_stats(&fl.w, &st);
+	bool first = fl.pmt_last_us == 0 || st.state != LOG_WRITER_LOGGING;
+	fl.pmt_last_us = now_us ? now_us : 1;
+	for (int i = SCHED_TIMER; i < SCHED_THREAD_COUNT; i++) {
+		enum sched_thread_id id = (enum sched_thread_id)i;
+		struct sched_figures f, *prev = &fl.pmt_prev[i];
+		struct sched_window w;
+		sched_figures_read(s, id, &f);
+		sched_window_take(s, id, &w);
+		if (!first) {
+			struct df_pmt r = {
+				.t_us = now_us, .thread = (uint8_t)i,
+				.n_loop = (uint32_t)(f.loops - prev->loops),
+				.n_long = sat16(f.overruns_1_5x - prev->overruns_1_5x),
+				.n_late = sat16(f.overruns_2x - prev->overruns_2x),
+				.max_i_us = us32(w.interval_max_ns), .max_w_us = us32(w.wake_max_ns),
+				.max_r_us = us32(w.run_max_ns),
+				.load_permille = sat16(sched_load_permille(s, id, prev, &f)),
+			};
+			log_writer_emit(&fl.w, DF_ID_PMT, &r);
+		}
+		*prev = f;
+	}
+}
+
 void flightlog_task(void *ctx, uint64_t now_us)
 {
 	if (!fl.open)
 		return;
-	if (ctx)
+	if (ctx) {
 		log_late_loops(ctx);
+		log_thread_windows(ctx, now_us);
+	}
 	log_writer_service(&fl.w, now_us);
 	if (!fl.download)
 		return;

@@ -269,6 +269,15 @@ static void bump(_Atomic uint64_t *c)
 			      memory_order_relaxed);
 }
 
+/* Raises *c to v: a compare-exchange, as the window's reader zeroes it meanwhile. */
+static void raise_to(_Atomic uint64_t *c, uint64_t v)
+{
+	uint64_t cur = atomic_load_explicit(c, memory_order_relaxed);
+	while (v > cur && !atomic_compare_exchange_weak_explicit(c, &cur, v, memory_order_relaxed,
+								 memory_order_relaxed))
+		;
+}
+
 bool sched_stats_add(struct sched *s, enum sched_thread_id id, const struct sched_loop *l)
 {
 	const struct sched_thread *t = &s->th[id];
@@ -305,6 +314,10 @@ bool sched_stats_add(struct sched *s, enum sched_thread_id id, const struct sche
 	}
 	if (iv > atomic_load_explicit(&st->longest_interval_ns, memory_order_relaxed))
 		atomic_store_explicit(&st->longest_interval_ns, iv, memory_order_relaxed);
+	raise_to(&st->win_interval_max_ns, iv);
+	if (!s->lockstep)
+		raise_to(&st->win_wake_max_ns, late);
+	raise_to(&st->win_run_max_ns, l->run_ns);
 	if (first)
 		atomic_store_explicit(&st->first_start_ns, l->start_ns, memory_order_relaxed);
 	atomic_store_explicit(&st->last_start_ns, l->start_ns, memory_order_relaxed);
@@ -775,6 +788,14 @@ void sched_figures_read(const struct sched *s, enum sched_thread_id id, struct s
 	f->last_start_ns = get(&st->last_start_ns);
 	f->last_event_ns = get(&st->last_event_ns);
 	f->shed_loops = get(&st->shed_loops);
+}
+
+void sched_window_take(struct sched *s, enum sched_thread_id id, struct sched_window *w)
+{
+	struct sched_stats *st = &s->th[id].stats;
+	w->interval_max_ns = atomic_exchange_explicit(&st->win_interval_max_ns, 0, memory_order_relaxed);
+	w->wake_max_ns = atomic_exchange_explicit(&st->win_wake_max_ns, 0, memory_order_relaxed);
+	w->run_max_ns = atomic_exchange_explicit(&st->win_run_max_ns, 0, memory_order_relaxed);
 }
 
 uint32_t sched_load_permille(const struct sched *s, enum sched_thread_id id,

@@ -103,6 +103,10 @@ struct sched_stats {
 	_Atomic uint64_t last_start_ns;  /* the latest loop's start on the thread's clock */
 	_Atomic uint64_t last_event_ns;  /* paced: when the latest event it served came; 0: none yet */
 	_Atomic uint64_t shed_loops;     /* loops in which optional work was deferred */
+	/* The worst of each since the last sched_window_take (0: none since). */
+	_Atomic uint64_t win_interval_max_ns;  /* start to start */
+	_Atomic uint64_t win_wake_max_ns;      /* wake-up latency (real time) */
+	_Atomic uint64_t win_run_max_ns;       /* run time */
 };
 
 /*
@@ -292,6 +296,18 @@ uint32_t sched_load_permille(const struct sched *s, enum sched_thread_id id,
  */
 double sched_rate_hz(const struct sched_figures *from, const struct sched_figures *to,
 		     double *span_s);
+/*
+ * The worst loop of a thread over a window: the maxima since the previous
+ * take, which start again from zero. One reader (the io thread's log task,
+ * which writes them as PMT records every 10 s); a loop that ends while it
+ * takes counts in one window or the next, never in neither.
+ */
+struct sched_window {
+	uint64_t interval_max_ns;
+	uint64_t wake_max_ns;
+	uint64_t run_max_ns;
+};
+void sched_window_take(struct sched *s, enum sched_thread_id id, struct sched_window *w);
 /*
  * The statistics' own step, exposed so that tests can drive it with made-up
  * times: adds one loop of thread id, and returns whether it was over 2x. The

@@ -13,6 +13,11 @@ static const struct df_field late_fields[] = {
 	F(struct df_late, cpu_us), F(struct df_late, nvcsw), F(struct df_late, nivcsw),
 	F(struct df_late, minflt), F(struct df_late, majflt), F(struct df_late, task),
 };
+static const struct df_field pmt_fields[] = {
+	F(struct df_pmt, t_us), F(struct df_pmt, thread), F(struct df_pmt, n_loop),
+	F(struct df_pmt, n_long), F(struct df_pmt, n_late), F(struct df_pmt, max_i_us),
+	F(struct df_pmt, max_w_us), F(struct df_pmt, max_r_us), F(struct df_pmt, load_permille),
+};
 static const struct df_field parm_fields[] = {
 	F(struct df_parm, t_us), F(struct df_parm, name), F(struct df_parm, value),
 	F(struct df_parm, default_value),
@@ -223,6 +228,8 @@ const struct df_msg_def df_msg_defs[] = {
 	{ DF_ID_LATE, DF_LATE_LEN, "LATE", "QBBIIIIIIIHHHHN",
 	  "TimeUS,Thr,Cause,Per,Ivl,Lat,Run,TkT,Dly,Cpu,VC,IC,Fmn,Fmj,Task",
 	  "s--sssssss-----", "F--FFFFFFF-----", late_fields },
+	{ DF_ID_PMT, DF_PMT_LEN, "PMT", "QBIHHIIIH", "TimeUS,Thr,NLoop,NLon,NL2x,MaxI,MaxW,MaxR,Load",
+	  "s----sss%", "F----FFFA", pmt_fields },
 	{ DF_ID_ATT, DF_ATT_LEN, "ATT", "QccccCCCC",
 	  "TimeUS,DesRoll,Roll,DesPitch,Pitch,DesYaw,Yaw,ErrRP,ErrYaw",
 	  "sdddddd--", "FBBBBBBBB", att_fields },
@@ -613,5 +620,6 @@ TYPED_PACKER(df_pack_arsp, DF_ID_ARSP, struct df_arsp)
 TYPED_PACKER(df_pack_vibe, DF_ID_VIBE, struct df_vibe)
 TYPED_PACKER(df_pack_rfnd, DF_ID_RFND, struct df_rfnd)
 TYPED_PACKER(df_pack_late, DF_ID_LATE, struct df_late)
+TYPED_PACKER(df_pack_pmt, DF_ID_PMT, struct df_pmt)
 TYPED_PACKER(df_pack_powr, DF_ID_POWR, struct df_powr)
 TYPED_PACKER(df_pack_orgn, DF_ID_ORGN, struct df_orgn)

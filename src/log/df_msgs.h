@@ -69,6 +69,7 @@ enum df_msg_id {
 	DF_ID_FMTU = 137,
 	DF_ID_DSF = 138,
 	DF_ID_LATE = 139,
+	DF_ID_PMT = 140,
 };
 
 /* Whole record lengths, header included. */
@@ -110,6 +111,7 @@ enum df_msg_id {
 #define DF_MOTB_LEN 32u
 #define DF_RFND_LEN 16u
 #define DF_LATE_LEN 65u
+#define DF_PMT_LEN 34u
 
 /* Where a column's value lives in the message's C struct, for the generic packer.
  * size is the member's size: the letter's for numbers, at least the letter's for
@@ -564,6 +566,24 @@ struct df_late {
 	char task[16];              /* Task: the longest task's name */
 };
 int df_pack_late(uint8_t *buf, size_t cap, const struct df_late *m);
+
+/*
+ * PMT "QBIHHIIIH": one thread's loops over the last 10 s, PM's figures for
+ * every thread (fulmar's own; the maxima are the window's, from
+ * sched_window_take: tools/soak's per-minute table is built from them).
+ */
+struct df_pmt {
+	uint64_t t_us;
+	uint8_t thread;             /* Thr: as LATE's */
+	uint32_t n_loop;            /* NLoop: loops run */
+	uint16_t n_long;            /* NLon: over 1.5x their period */
+	uint16_t n_late;            /* NL2x: over 2x (each has a LATE record) */
+	uint32_t max_i_us;          /* MaxI: longest start to start */
+	uint32_t max_w_us;          /* MaxW: longest wake-up latency (0 in lock-step) */
+	uint32_t max_r_us;          /* MaxR: longest run */
+	uint16_t load_permille;     /* Load: mean run against the period, 0.1 % */
+};
+int df_pack_pmt(uint8_t *buf, size_t cap, const struct df_pmt *m);
 
 /* VIBE "QBfffI": one IMU's vibration levels and clipping count. */
 struct df_vibe {

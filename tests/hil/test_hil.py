@@ -836,7 +836,8 @@ def case_late_loops(fulmard, sim, fulmar_log):
     the main thread's flight task run 6 ms in every loop from 60 to 62 s, over twice the
     2.5 ms period each time. Every such loop leaves a LATE record in the flight log naming
     the task and its time, the timing report counts them by cause and task, and
-    fulmar-log's summary sums them up. (In lock-step only run time can be late; a busy
+    fulmar-log's summary sums them up. Every 10 s each thread's PMT record counts them
+    too, with the window's longest run. (In lock-step only run time can be late; a busy
     host may add late loops of its own, which are not judged.)"""
     f = Flight(fulmard, sim, 'late', sim_args=fr.demo_sim_args(), duration=100,
                daemon_args=('--test-burn', '6000,60,62'))
@@ -864,6 +865,23 @@ def case_late_loops(fulmard, sim, fulmar_log):
     summ = subprocess.run([fulmar_log, 'summary', path], capture_output=True, text=True).stdout
     line = next((ln.strip() for ln in summ.splitlines() if ln.strip().startswith('main  a task ran long')), None)
     check(line is not None and '; flight ' in line, 'fulmar-log summary sums them up: %s' % line)
+    # PMT, every thread's loops every 10 s (tools/soak's per-minute table): main's records
+    # hold the burnt loops as over 2x, and a run of 6 ms or more as the window's worst (the
+    # log opens at the arming, 20 s in: 7 or 8 records of main in 100 s).
+    out = subprocess.run([fulmar_log, 'dump', '--csv', '--type', 'PMT', path], capture_output=True,
+                         text=True)
+    pmt = list(csv.DictReader(io.StringIO(out.stdout)))
+    main = [r for r in pmt if r.get('Thr') == '2']
+    over_2x = sum(int(r['NL2x']) for r in main)
+    worst = max((int(r['MaxR']) for r in main), default=0)
+    threads = sorted({r.get('Thr') for r in pmt})
+    check(out.returncode == 0 and threads == ['1', '2', '3', '4', '5', '6'] and len(main) >= 5 and
+          over_2x >= 790 and worst >= 6000,
+          'PMT records of every thread (%s), %d of main holding %d loops over 2x, the longest run '
+          '%d us' % (','.join(threads), len(main), over_2x, worst))
+    row = next((ln.strip() for ln in summ.splitlines() if ln.strip().startswith('main ') and
+                'over 1.5x' in ln), None)
+    check(row is not None, 'fulmar-log summary gives each thread\'s loops: %s' % row)
 
 
 def case_determinism(fulmard, sim, fulmar_log=None):

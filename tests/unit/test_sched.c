@@ -411,6 +411,37 @@ static void test_sched_periodic_loop_counts_overruns_by_interval(void **state)
 	assert_int_equal(hist_max(&st->wake_latency), 3100000u);
 }
 
+/* PMT's window: the worst loop since the last take, then from nothing again. */
+static void test_sched_window_takes_the_worst_since_the_last_take(void **state)
+{
+	(void)state;
+	struct sched_cfg cfg;
+	sched_cfg_defaults(&cfg, 400);
+	assert_int_equal(sched_init(&s, &cfg), 0);
+	struct sched_window w;
+	sched_window_take(&s, SCHED_MAIN, &w);
+	assert_int_equal(w.interval_max_ns, 0);
+	assert_int_equal(w.wake_max_ns, 0);
+	assert_int_equal(w.run_max_ns, 0);
+	main_loop(0, 10, 50, false);
+	main_loop(2500, 2600, 900, false);
+	main_loop(5000, 6500, 50, false);   /* 3.9 ms start to start, 1.5 ms late */
+	main_loop(7500, 7510, 50, false);
+	sched_window_take(&s, SCHED_MAIN, &w);
+	assert_int_equal(w.interval_max_ns, 3900000u);
+	assert_int_equal(w.wake_max_ns, 1500000u);
+	assert_int_equal(w.run_max_ns, 900000u);
+	main_loop(10000, 10020, 70, false);
+	sched_window_take(&s, SCHED_MAIN, &w);
+	assert_int_equal(w.interval_max_ns, 2510000u);
+	assert_int_equal(w.wake_max_ns, 20000u);
+	assert_int_equal(w.run_max_ns, 70000u);
+	/* the whole run's figures are untouched by the takes */
+	assert_int_equal(atomic_load(&sched_stats(&s, SCHED_MAIN)->longest_interval_ns), 3900000u);
+	sched_window_take(&s, SCHED_TIMER, &w);
+	assert_int_equal(w.interval_max_ns, 0);
+}
+
 static void test_sched_figures_for_sys_status_and_pm_are_the_report_s(void **state)
 {
 	setup_paced_main(400);
@@ -836,6 +867,7 @@ int main(void)
 		cmocka_unit_test(test_sched_real_time_paced_thread_without_events_counts_no_overrun),
 		cmocka_unit_test(test_sched_late_pacing_event_is_not_an_overrun),
 		cmocka_unit_test(test_sched_periodic_loop_counts_overruns_by_interval),
+		cmocka_unit_test(test_sched_window_takes_the_worst_since_the_last_take),
 		cmocka_unit_test(test_sched_figures_for_sys_status_and_pm_are_the_report_s),
 		cmocka_unit_test(test_sched_lockstep_judges_work_against_the_simulated_period),
 		cmocka_unit_test(test_sched_optional_work_sheds_streams_first_and_navigation_last),

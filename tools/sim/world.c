@@ -573,6 +573,12 @@ static void physics(struct sim_world *w, uint64_t t_us)
 		w->st.accel_body_m_s2 = w->rest.accel_body_m_s2;
 		w->st.on_ground = true;
 	}
+	if (w->cfg.batt_endless) {
+		/* A soak's battery (tools/soak): the charge stays full, the sag under load stays. */
+		w->st.batt_used_ah = 0.0;
+		w->st.batt_voltage_v = sim_batt_ocv_v(&w->cfg.airframe, 0.0) -
+				       w->st.batt_current_a * w->cfg.airframe.batt_r_ohm;
+	}
 	sim_atmos_isa(w->cfg.home.alt_m - w->st.pos_ned_m.z, 0.0, &w->atm);
 }
 

@@ -105,6 +105,8 @@ struct sim_world_config {
 	 * per kelvin as the board warms by baro_warm_k after power-on, with
 	 * the time constant baro_warm_tau_s. */
 	bool baro_drift_on;
+	/* A battery that never runs down (tools/soak's hours of circuits). */
+	bool batt_endless;
 	double baro_weather_hpa_h, baro_temp_pa_k, baro_warm_k, baro_warm_tau_s;
 	/* The compass's interference from the motor current, mGauss per amp in
 	 * body axes (0: none). */

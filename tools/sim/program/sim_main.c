@@ -201,6 +201,7 @@ static void usage(FILE *f)
 	      "  --baro-drift HPA_H[,PA_K[,WARM_K[,TAU_S]]]  the weather's pressure change (hPa/h)\n"
 	      "                         and the barometer's warm-up error (1.5 Pa/K, 12 K, 300 s)\n"
 	      "  --mag-current X,Y,Z    compass interference, mGauss per amp in body axes\n"
+	      "  --battery-endless      the battery's charge never runs down (soaks: tools/soak)\n"
 	      "Output:\n"
 	      "  --truth FILE           ground truth CSV\n"
 	      "  --truth-hz HZ          its rate (default 50)\n"
@@ -313,7 +314,7 @@ enum {
 	OPT_FAULT, OPT_TRUTH, OPT_TRUTH_HZ, OPT_STATUS_HZ, OPT_ALL_FRESH, OPT_GPS_HZ, OPT_STATE_HZ, OPT_ON_CRASH, OPT_SPIN_US,
 	OPT_CPU_DMA_LATENCY, OPT_END_LANDED, OPT_AIRFRAME, OPT_AIR_START, OPT_FIGURES, OPT_DATE,
 	OPT_SENSOR_HZ, OPT_FIELD_ALT, OPT_FIELD_AT, OPT_FIELD_SLOPE, OPT_RANGEFINDER, OPT_BARO_DRIFT,
-	OPT_MAG_CURRENT, OPT_HELP,
+	OPT_MAG_CURRENT, OPT_BATTERY_ENDLESS, OPT_HELP,
 };
 
 /* Between lo and hi comma-separated numbers into out; their count, or -1. */
@@ -380,6 +381,7 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		{ "rangefinder", optional_argument, NULL, OPT_RANGEFINDER },
 		{ "baro-drift", required_argument, NULL, OPT_BARO_DRIFT },
 		{ "mag-current", required_argument, NULL, OPT_MAG_CURRENT },
+		{ "battery-endless", no_argument, NULL, OPT_BATTERY_ENDLESS },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -557,6 +559,9 @@ static int parse_options(struct sim *s, int argc, char **argv)
 		case OPT_MAG_CURRENT:
 			if ((ok = parse_list(a, 3, v) && fabs(v[0]) <= 1e4 && fabs(v[1]) <= 1e4 && fabs(v[2]) <= 1e4))
 				wc->mag_current_mgauss_a = v3_make(v[0], v[1], v[2]);
+			break;
+		case OPT_BATTERY_ENDLESS:
+			wc->batt_endless = true;
 			break;
 		case OPT_HELP: case 'h': usage(stdout); exit(EXIT_DONE);
 		default: usage(stderr); return -EINVAL;
