@@ -490,6 +490,38 @@ static void air_start_holds(const char *name, double alt_m, double speed_m_s, do
 	assert_near(roll / DEG, 0.0, 2.0);
 }
 
+/* --battery-endless (tools/soak): the charge stays full, the sag under load stays. */
+static void test_sim_endless_battery_never_runs_down(void **state)
+{
+	(void)state;
+	double used[2];
+	for (int endless = 0; endless < 2; endless++) {
+		struct sim_world_config c;
+		sim_world_config_default(&c);
+		assert_int_equal(sim_airframe_by_name("skywalker", &c.airframe), 0);
+		c.air_start = true;
+		c.air_start_alt_m = 100.0;
+		c.air_start_speed_m_s = 15.0;
+		c.batt_endless = endless;
+		static struct sim_world w;
+		assert_int_equal(sim_world_init(&w, &c, NULL), 0);
+		float ctl[SIM_ACTUATORS] = { 0 };
+		ctl[SIM_CTL_THROTTLE] = 0.8f;
+		assert_int_equal(sim_world_set_actuators(&w, ctl, 128, 0), 0);
+		struct sim_step_out out;
+		for (int i = 0; i < 2000; i++)
+			sim_world_step(&w, &out);
+		used[endless] = w.st.batt_used_ah;
+		assert_true(w.st.batt_current_a > 1.0);
+		assert_near(w.st.batt_voltage_v, sim_batt_ocv_v(&c.airframe, used[endless]) -
+						 w.st.batt_current_a * c.airframe.batt_r_ohm, 1e-9);
+	}
+	print_message("2 s at 80 %% throttle: %.2f mAh used, %.2f mAh with --battery-endless\n",
+		      used[0] * 1000.0, used[1] * 1000.0);
+	assert_true(used[0] > 1e-3);
+	assert_true(used[1] == 0.0);
+}
+
 static void test_sim_air_start_flies_on_level(void **state)
 {
 	(void)state;
@@ -514,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_sim_wheeled_crash_names_the_point_that_touched),
 		cmocka_unit_test(test_sim_cub_refuses_a_hand_launch),
 		cmocka_unit_test(test_sim_air_start_flies_on_level),
+		cmocka_unit_test(test_sim_endless_battery_never_runs_down),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
