@@ -364,7 +364,7 @@ static void set_home_here(void)
 }
 
 /* What the estimator starts or stops doing, told as ArduPilot's EKF tells it. */
-static void tell_estimator_changes(void)
+static void tell_estimator_changes(uint64_t now_us)
 {
 	static const struct {
 		uint32_t bit;
@@ -375,6 +375,7 @@ static void tell_estimator_changes(void)
 		{ ESTIM_H_GPS_USED, "EKF: using GPS", "EKF: GPS lost, dead reckoning" },
 		{ ESTIM_H_GPS_GLITCH, "EKF: GPS glitch", "EKF: GPS glitch cleared" },
 		{ ESTIM_H_MAG_REJECTING, "EKF: compass rejected", "EKF: compass good again" },
+		{ ESTIM_H_BARO_FAULT, "EKF: baro rejected", "EKF: baro good again" },
 		{ ESTIM_H_IMU_BAD, "EKF: IMU samples bad", "EKF: IMU good again" },
 		{ ESTIM_H_IMU_FROZEN, "EKF: IMU frozen", "EKF: IMU moving again" },
 		{ ESTIM_H_CONVERGED, "EKF: converged", "EKF: not converged" },
@@ -389,9 +390,12 @@ static void tell_estimator_changes(void)
 			continue;
 		gcs_text(flight.gcs, (h & said[i].bit) && said[i].bit != ESTIM_H_GPS_GLITCH &&
 					     said[i].bit != ESTIM_H_MAG_REJECTING &&
+					     said[i].bit != ESTIM_H_BARO_FAULT &&
 					     said[i].bit != ESTIM_H_IMU_BAD && said[i].bit != ESTIM_H_IMU_FROZEN ?
 				     GCS_SEV_INFO : GCS_SEV_WARNING, "%s", text);
 		log_info("%.3f s: %s", (double)flight.say_us * 1e-6, text);
+		if (flightlog_main())
+			flight_records_text(flightlog_main(), now_us, text);
 	}
 }
 
@@ -588,7 +592,7 @@ void flight_task(void *ctx, uint64_t now_us)
 	feed_estimator();
 	take_declination(now_us);
 	estim_get_state(&flight.est, &flight.vs);
-	tell_estimator_changes();
+	tell_estimator_changes(now_us);
 	tell_airspeed_health(now_us);
 	update_rangefinder(now_us);
 	bool converged = estim_is_converged(&flight.est);
@@ -608,6 +612,7 @@ void flight_task(void *ctx, uint64_t now_us)
 	vehicle_update(flight.vehicle, flight.vs.valid, flight.mission->count);
 	struct vehicle_input in = {
 		.now_us = now_us, .dt_s = dt, .vs = flight.vs, .estimator_converged = converged,
+		.imu_stuck = (flight.health & ESTIM_H_IMU_FROZEN) != 0,
 		.rc = flight.rc, .rc_seen = flight.rc_seen, .gcs_heartbeat_us = gcs_hb_us,
 		.gps_fix = flight.gps.fix == GPS_FIX_3D,
 		.batt_voltage_v = flight.batt.voltage_v, .batt_used_mah = flight.batt.consumed_mah,

@@ -188,6 +188,27 @@ static void clip_uncertainty(struct estim *e, float clip_s)
 			e->P[i][i] = sigma * sigma;
 }
 
+/* A stuck IMU coasted through (estim_intake.c): over the run of coasted steps
+ * the attitude may be off by the rate the aircraft may have turned at, and the
+ * velocity by the acceleration it may have had, times the time; the variances
+ * are raised to those (a diagonal added), so that the first samples after it
+ * and the GPS correct what the coast could not know. */
+static void coast_uncertainty(struct estim *e, float coast_s)
+{
+	if (coast_s <= 0.0f) {
+		e->coast_run_s = 0.0f;
+		return;
+	}
+	e->coast_run_s += coast_s;
+	float sa = ESTIM_COAST_RATE_RAD_S * e->coast_run_s, sv = ESTIM_COAST_ACCEL_M_S2 * e->coast_run_s;
+	for (int i = 0; i < 3; i++) {
+		if (e->P[ESTIM_S_ATT + i][ESTIM_S_ATT + i] < sa * sa)
+			e->P[ESTIM_S_ATT + i][ESTIM_S_ATT + i] = sa * sa;
+		if (e->P[ESTIM_S_VEL + i][ESTIM_S_VEL + i] < sv * sv)
+			e->P[ESTIM_S_VEL + i][ESTIM_S_VEL + i] = sv * sv;
+	}
+}
+
 static void delayed_step(struct estim *e, const struct estim_imu_step *s, const struct estim_out *o_at)
 {
 	float dang[3], dvel[3], R[3][3], dvn[3];
@@ -195,6 +216,7 @@ static void delayed_step(struct estim *e, const struct estim_imu_step *s, const 
 	estim_strapdown(e->x.q, e->x.vel, e->x.pos, dang, dvel, s->dt_s, R, dvn);
 	estim_cov_predict(e, R, dvn, dang, s->dt_s);
 	clip_uncertainty(e, s->clip_s);
+	coast_uncertainty(e, s->coast_s);
 	e->t_delayed_us = s->t_us;
 	e->replayed = false;
 	e->count.steps++;
@@ -260,6 +282,8 @@ int estim_predict(struct estim *e, const float dang_rad[3], const float dvel_m_s
 	s->dt_s = dt_s;
 	s->clip_s = e->clip_pending_s;
 	e->clip_pending_s = 0.0f;
+	s->coast_s = e->coast_pending_s;
+	e->coast_pending_s = 0.0f;
 	memcpy(s->dang, dang_rad, sizeof(s->dang));
 	memcpy(s->dvel, dvel_m_s, sizeof(s->dvel));
 	estim_out_step(e, &e->out, s);

@@ -51,6 +51,11 @@ enum estim_state_index {
  * the time stamps; a first interval outside these is clamped into them). */
 #define ESTIM_IMU_MIN_HZ 50.0f
 #define ESTIM_IMU_MAX_HZ 2000.0f
+/* What a stuck IMU's coast (estim_intake.c) does not know: the rates and
+ * accelerations the aircraft may have had meanwhile, as the uncertainty they
+ * grow the attitude and the velocity by (a plane's turns and pull-ups). */
+#define ESTIM_COAST_RATE_RAD_S 0.35f
+#define ESTIM_COAST_ACCEL_M_S2 3.0f
 /* An accelerometer axis at or past this reads its full scale (ArduPilot's
  * clip limit for the +-16 g its IMUs are set to): what it did not measure,
  * up to as much again, is taken as velocity uncertainty, so that after a
@@ -180,7 +185,7 @@ enum estim_health {
 	ESTIM_H_AIRSPEED_USED = 1u << 12,
 	ESTIM_H_BETA_USED = 1u << 13,
 	ESTIM_H_IMU_BAD = 1u << 14,       /* non-finite or absurd samples within 1 s */
-	ESTIM_H_IMU_FROZEN = 1u << 15,    /* identical samples: a stuck sensor */
+	ESTIM_H_IMU_FROZEN = 1u << 15,    /* identical samples: a stuck sensor (coasted through: no attitude) */
 	ESTIM_H_NUMERIC = 1u << 16,       /* a covariance fault caught within 10 s */
 	ESTIM_H_CONST_POS = 1u << 17,     /* no origin yet: position held */
 	ESTIM_H_MOVING_ALIGN = 1u << 18,  /* aligned while moving (in the air): tilt from
@@ -209,7 +214,7 @@ struct estim_counters {
 	uint32_t imu_invalid;   /* raw samples rejected (non-finite, absurd, bad time) */
 	uint32_t imu_gaps;      /* intervals over 5 of the IMU's: lost samples or a stall;
 	                         * such a sample is held for one interval only */
-	uint32_t imu_frozen;    /* raw samples rejected as stuck */
+	uint32_t imu_frozen;    /* raw samples taken as stuck (coasted through) */
 	uint32_t accel_clipped; /* raw samples with an axis at the accelerometer's full scale */
 	uint32_t gps_invalid, baro_invalid, mag_invalid, airspeed_invalid;
 	uint32_t obs_dropped;   /* pending-sample buffers full */
@@ -252,6 +257,7 @@ struct estim_imu_step {         /* one filter period */
 	float dang[3], dvel[3]; /* from the accumulator */
 	float dt_s;
 	float clip_s;           /* of it, time the accelerometer spent clipped */
+	float coast_s;          /* ... and the IMU stuck, coasted through */
 };
 
 struct estim_out {              /* output predictor state at one time */
@@ -304,6 +310,8 @@ struct estim {
 	uint64_t next_step_us;  /* when the next filter step falls due */
 	float clip_pending_s;   /* clipped time in the step being accumulated */
 	float clip_run_s;       /* clipped time in the run of clipped steps on the delayed horizon */
+	float coast_pending_s;  /* stuck time in the step being accumulated */
+	float coast_run_s;      /* ... in the run of coasted steps on the delayed horizon */
 	float rate_rad_s[3];    /* last bias-corrected body rate */
 	/* delayed-horizon buffers (rings, head = oldest) */
 	struct estim_imu_step imu_buf[ESTIM_IMU_BUF];

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "estim/estim_internal.h"
+#include "estim/estim_math.h"
 
 static void shift_one(uint64_t *t_us, uint64_t d_us)
 {
@@ -107,6 +108,30 @@ static float imu_interval(struct estim *e, uint64_t t_us)
 	return raw;
 }
 
+/*
+ * In place of a stuck IMU's sample, what holds the attitude and the velocity:
+ * the estimated gyro bias (no rate once corrected) and the specific force of
+ * unaccelerated flight at the present attitude, plus the accelerometer's bias.
+ * The filter's time then goes on and the GPS, baro, compass and airspeed
+ * are fused as before: after a stuck second the estimate is where the
+ * aircraft is, not where it was when the IMU stopped (which, held still, left
+ * the first fix after it a "glitch" of the distance flown). A stuck IMU's
+ * last reading is no better: a roll rate held for seconds rolls the estimate
+ * over. What the coast does not know grows the attitude's and the
+ * velocity's variance (estim.c, coast_uncertainty), and no attitude is
+ * given while the IMU is stuck (estim_health.c): the controllers would
+ * steer against a held one.
+ */
+static void coast_sample(const struct estim *e, float raw[6])
+{
+	float R[3][3];
+	em_quat_to_dcm(e->out.q, R);
+	for (int i = 0; i < 3; i++) {
+		raw[i] = e->x.gyro_bias[i];
+		raw[3 + i] = -G0 * R[2][i] + e->x.accel_bias[i];
+	}
+}
+
 int estim_push_imu(struct estim *e, const struct imu_sample *s)
 {
 	bool ok = true;
@@ -127,23 +152,26 @@ int estim_push_imu(struct estim *e, const struct imu_sample *s)
 	e->imu_last_us = s->t_us;
 	float raw[6] = { s->gyro_rad_s[0], s->gyro_rad_s[1], s->gyro_rad_s[2],
 			 s->accel_m_s2[0], s->accel_m_s2[1], s->accel_m_s2[2] };
+	bool stuck = false;
 	if (memcmp(raw, e->imu_last_raw, sizeof(raw)) == 0) {
 		/* Six noisy channels never repeat exactly: the sensor is stuck. */
-		if (++e->imu_same_count >= 20) {
-			e->count.imu_frozen++;
-			e->imu_frozen_us = s->t_us;
-			return -EINVAL;
-		}
+		stuck = ++e->imu_same_count >= 20;
 	} else {
 		e->imu_same_count = 0;
 	}
 	memcpy(e->imu_last_raw, raw, sizeof(raw));
+	if (stuck) {
+		e->count.imu_frozen++;
+		e->imu_frozen_us = s->t_us;
+		coast_sample(e, raw);
+		e->coast_pending_s += dt;
+	}
 	if (fabsf(raw[3]) >= ESTIM_ACCEL_CLIP_M_S2 || fabsf(raw[4]) >= ESTIM_ACCEL_CLIP_M_S2 ||
 	    fabsf(raw[5]) >= ESTIM_ACCEL_CLIP_M_S2) {
 		e->count.accel_clipped++;
 		e->clip_pending_s += dt;
 	}
-	estim_accum_add(&e->accum, s->gyro_rad_s, s->accel_m_s2, dt);
+	estim_accum_add(&e->accum, &raw[0], &raw[3], dt);
 	/* Steps fall due on a fixed grid, so 400 Hz from 1 kHz samples is
 	 * alternately 2 and 3 samples long and 400 Hz on average. The grid is
 	 * the main loop's (src/daemon/sensors.c paces it on multiples of its

@@ -208,9 +208,38 @@ void mexec_start(struct mexec *e, const struct mission *m, struct nav *nav,
 	mexec_goto(e, m, nav, m->current, vs, now_us);
 }
 
+void mexec_goto_via(struct mexec *e, const struct mission *m, struct nav *nav, uint16_t via,
+		    uint16_t then, const struct vehicle_state *vs, uint64_t now_us)
+{
+	mexec_goto(e, m, nav, via, vs, now_us);
+	if (e->phase == MEXEC_FLYING && e->current == via)
+		e->then_seq = (int16_t)then;
+}
+
+int mexec_land_approach(const struct mission *m, int ls)
+{
+	if (ls <= 0 || ls >= m->count)
+		return -1;
+	int first = -1;
+	for (int i = ls + 1; i < m->count && first < 0; i++)
+		if (is_nav(m->items[i].command))
+			first = i;
+	if (first < 0 || m->items[first].command != MAV_CMD_NAV_LAND)
+		return -1;
+	/* the NAV item before it, if a waypoint with a place (a loiter would hold it there) */
+	for (int i = ls - 1; i >= 1; i--) {
+		const struct mission_item *it = &m->items[i];
+		if (!is_nav(it->command))
+			continue;
+		return it->command == MAV_CMD_NAV_WAYPOINT && (it->x != 0 || it->y != 0) ? i : -1;
+	}
+	return -1;
+}
+
 void mexec_goto(struct mexec *e, const struct mission *m, struct nav *nav, uint16_t seq,
 		const struct vehicle_state *vs, uint64_t now_us)
 {
+	e->then_seq = -1;
 	e->prev = here(vs);
 	if (m->count <= 1) {
 		e->phase = MEXEC_FAILED;
@@ -319,7 +348,9 @@ void mexec_update(struct mexec *e, const struct mission *m, struct nav *nav,
 	e->reached_seq = e->current;
 	e->reached_pending = true;
 	e->prev = from_here ? here(vs) : item_wp(e, it, vs);
-	advance(e, m, nav, (uint16_t)(e->current + 1), vs, p, now_us);
+	uint16_t next = e->then_seq >= 0 ? (uint16_t)e->then_seq : (uint16_t)(e->current + 1);
+	e->then_seq = -1;
+	advance(e, m, nav, next, vs, p, now_us);
 }
 
 bool mexec_take_reached(struct mexec *e, uint16_t *seq)

@@ -60,6 +60,7 @@ struct mexec {
 	struct mexec_params p;
 	enum mexec_phase phase;
 	uint16_t current;          /* the NAV item flown (MISSION_CURRENT) */
+	int16_t then_seq;          /* where to go on once it is reached (mexec_goto_via); -1: the next */
 	struct nav_wp prev;        /* where the current leg starts */
 	struct nav_wp home;
 	float home_alt_msl_m;
@@ -89,6 +90,18 @@ void mexec_start(struct mexec *e, const struct mission *m, struct nav *nav,
 /* Goes on at item seq (MISSION_SET_CURRENT, RTL to DO_LAND_START). */
 void mexec_goto(struct mexec *e, const struct mission *m, struct nav *nav, uint16_t seq,
 		const struct vehicle_state *vs, uint64_t now_us);
+/* Flies NAV item via, then goes on at item then (a landing flown from its planned approach). */
+void mexec_goto_via(struct mexec *e, const struct mission *m, struct nav *nav, uint16_t via,
+		    uint16_t then, const struct vehicle_state *vs, uint64_t now_us);
+/*
+ * Where a landing sequence at ls (DO_LAND_START) is flown from when it is
+ * jumped to (a failsafe's, RTL_AUTOLAND): when the sequence's first NAV item
+ * is the LAND itself, the NAV item before ls when it is a waypoint with a
+ * place: the approach the mission was planned with (a LAND's glide starts where the leg starts: from
+ * over the land point it is a dive). -1 when the sequence has approach
+ * waypoints of its own, or the mission nothing before it.
+ */
+int mexec_land_approach(const struct mission *m, int ls);
 /* After nav_update: item completion, sequencing and DO items. */
 void mexec_update(struct mexec *e, const struct mission *m, struct nav *nav,
 		  const struct nav_output *out, const struct vehicle_state *vs, uint64_t now_us);

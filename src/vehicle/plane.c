@@ -137,7 +137,8 @@ static struct nav_wp here(const struct vehicle_state *vs)
 	return (struct nav_wp){ vs->lat_deg, vs->lon_deg, vs->alt_rel_m };
 }
 
-/* AUTO from the mission's DO_LAND_START on, if it has one and there is a home
+/* AUTO from the mission's DO_LAND_START on (by way of its planned approach where the
+ * sequence is the LAND alone: mexec_land_approach), if it has one and there is a home
  * and a position to fly it by. Returns whether it did. */
 static bool land_at_land_start(struct plane *p, const struct plane_params *pp,
 			       const struct vehicle_input *in)
@@ -149,7 +150,12 @@ static bool land_at_land_start(struct plane *p, const struct plane_params *pp,
 	p->last_mode = PLANE_AUTO;
 	mexec_start(&p->mexec, in->mission, &p->nav, &pp->mexec, &in->home, in->home_alt_msl_m,
 		    &in->vs, in->now_us);
-	mexec_goto(&p->mexec, in->mission, &p->nav, (uint16_t)ls, &in->vs, in->now_us);
+	int via = mexec_land_approach(in->mission, ls);
+	if (via > 0)
+		mexec_goto_via(&p->mexec, in->mission, &p->nav, (uint16_t)via, (uint16_t)ls, &in->vs,
+			       in->now_us);
+	else
+		mexec_goto(&p->mexec, in->mission, &p->nav, (uint16_t)ls, &in->vs, in->now_us);
 	return true;
 }
 
@@ -317,6 +323,26 @@ static void other_failsafes(struct plane *p, const struct plane_params *pp,
 			say(out, MAV_SEVERITY_CRITICAL, "Battery failsafe: landing");
 		else
 			force_mode(p, PLANE_RTL, out, "Battery failsafe: RTL");
+	}
+	/* The IMU stuck in flight: one IMU has nothing to take over from it, so
+	 * the flight ends, as the battery's does: to the landing sequence, or
+	 * RTL, once the IMU moves again and there is an attitude and a position
+	 * to fly them by. While it is stuck there is no attitude and the plane
+	 * is MANUAL (below): the pilot's sticks, or with them left alone a glide
+	 * at trim. Once; it does not clear. A landing already flown goes on. */
+	if (in->imu_stuck && p->v->armed && p->has_flown && !p->imu_fs) {
+		p->imu_fs = true;
+		p->imu_fs_pending = true;
+	}
+	if (p->imu_fs_pending && !in->imu_stuck && (in->vs.valid & VEHICLE_POSITION_VALID)) {
+		p->imu_fs_pending = false;
+		int ls = in->mission ? mexec_find_land_start(in->mission) : -1;
+		if (p->v->mode == PLANE_AUTO && ls > 0 && p->mexec.current >= ls)
+			say(out, MAV_SEVERITY_CRITICAL, "IMU failsafe: landing goes on");
+		else if (land_at_land_start(p, pp, in))
+			say(out, MAV_SEVERITY_CRITICAL, "IMU failsafe: landing");
+		else
+			force_mode(p, PLANE_RTL, out, "IMU failsafe: RTL");
 	}
 	/* No position to navigate by: hold what can be held. */
 	if (navigating(p->v->mode) && !(in->vs.valid & VEHICLE_POSITION_VALID))

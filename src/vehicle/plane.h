@@ -128,6 +128,8 @@ struct plane {
 	uint64_t rc_bad_since_us;           /* 0: RC good */
 	uint64_t batt_low_since_us;
 	bool batt_fs;
+	bool imu_fs;                        /* the IMU stuck in flight: the flight ends */
+	bool imu_fs_pending;                /* ... by the landing or RTL, once there is an attitude */
 	bool gcs_fs;
 	struct nav nav;
 	bool nav_origin_set;

@@ -85,6 +85,9 @@ struct vehicle_input {
 	float dt_s;
 	struct vehicle_state vs;
 	bool estimator_converged;
+	/* The IMU stuck now (src/estim: coasted through, then no attitude): the
+	 * flight ends, as with one IMU nothing takes over (plane: IMU failsafe). */
+	bool imu_stuck;
 	float accel_body_m_s2[3];           /* latest specific force (launch detection) */
 	float accel_bias_body_m_s2[3];      /* the estimator's accelerometer bias, body axes;
 						 * the copter takes it off the specific force */

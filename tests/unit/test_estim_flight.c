@@ -684,25 +684,51 @@ static void test_estim_flight_survives_bad_inputs(void **state)
 	assert_true(f.st.roll_max < 2.0 && f.st.pitch_max < 2.0 && f.st.pos_max < 6.0);
 	assert_int_equal(es.count.numeric_faults, 0);
 
-	/* A stuck IMU: the same sample over and over. Rejected, flagged, the
-	 * attitude is no longer reported valid. */
+	/* A stuck IMU: the same sample over and over (a roll rate of 0.5 rad/s,
+	 * which held would roll the estimate over), for 3 s. Flagged, no
+	 * attitude given, coasted through with the attitude and the velocity
+	 * held and the filter's time going on; the attitude's variance grows. */
 	struct imu_sample st = { .t_us = f.t_us };
+	st.gyro_rad_s[0] = 0.5f;
 	st.accel_m_s2[2] = -9.8f;
-	for (int i = 0; i < 200; i++) {
+	struct vehicle_state vs, before;
+	estim_get_state(&f.e, &before);
+	uint64_t t_delayed0 = f.e.t_delayed_us;
+	for (int i = 0; i < 3000; i++) {
 		st.t_us += 1000;
 		estim_push_imu(&f.e, &st);
+		if (i == 1500) {
+			estim_get_state(&f.e, &vs);
+			assert_false(vs.valid & VEHICLE_ATTITUDE_VALID);
+			/* held: within a degree of the attitude before */
+			float dq = fabsf(vs.q[0] * before.q[0] + vs.q[1] * before.q[1] +
+					 vs.q[2] * before.q[2] + vs.q[3] * before.q[3]);
+			assert_true(dq > cosf(0.5f * 1.0f * (float)M_PI / 180.0f));
+		}
 	}
 	estim_get_status(&f.e, &es);
 	assert_true(es.health & ESTIM_H_IMU_FROZEN);
-	assert_true(es.count.imu_frozen >= 150);
-	struct vehicle_state vs;
+	assert_true(es.count.imu_frozen >= 2900);
+	assert_true(f.e.t_delayed_us > t_delayed0 + 2500000u);
+	float p_att = f.e.P[0][0];
+	assert_true(p_att > 0.5f * 0.5f);
 	estim_get_state(&f.e, &vs);
 	assert_false(vs.valid & VEHICLE_ATTITUDE_VALID);
 	assert_false(estim_is_converged(&f.e));
 	for (int i = 0; i < 3; i++)
 		assert_true(isfinite(vs.q[i]) && isfinite(vs.vel_ned_m_s[i]));
-	/* the sensor recovers */
+	/* the sensor recovers: an attitude again within a second */
 	f.t_us = st.t_us;
+	double back_s = -1.0;
+	for (int k = 1; k <= 20 && back_s < 0.0; k++) {
+		fly_for(&f, 0.1, 0, 100);
+		estim_get_state(&f.e, &vs);
+		if (vs.valid & VEHICLE_ATTITUDE_VALID)
+			back_s = 0.1 * k;
+	}
+	print_message("a stuck IMU for 3 s: attitude variance %.2f rad^2 at its end, an attitude "
+		      "again %.1f s after it moved\n", (double)p_att, back_s);
+	assert_true(back_s > 0.0 && back_s <= 1.0);
 	fly_for(&f, 2, 0, 100);
 	estim_get_status(&f.e, &es);
 	assert_false(es.health & ESTIM_H_IMU_FROZEN);

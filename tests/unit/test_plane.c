@@ -274,6 +274,83 @@ static void test_plane_low_battery_lands_at_the_land_sequence(void **state)
 	assert_int_equal(pl.nav.task, NAV_TASK_LAND);
 }
 
+/* A landing sequence that is the LAND alone is flown from the mission's waypoint before
+ * it (its planned approach), not from wherever the failsafe found the plane. */
+static void test_plane_failsafe_landing_flies_the_planned_approach(void **state)
+{
+	setup();
+	char why[96];
+	mis.count = 5;
+	mis.items[1] = (struct mission_item){ .command = MAV_CMD_NAV_WAYPOINT, .frame = 3,
+					      .x = -353600000, .y = 1491652300, .z = 80 };
+	mis.items[2] = (struct mission_item){ .command = MAV_CMD_NAV_WAYPOINT, .frame = 3,
+					      .x = -353700000, .y = 1491652300, .z = 40 };
+	mis.items[3] = (struct mission_item){ .command = MAV_CMD_DO_LAND_START };
+	mis.items[4] = (struct mission_item){ .command = MAV_CMD_NAV_LAND, .frame = 3,
+					      .x = -353632610, .y = 1491652300, .z = 0 };
+	assert_int_equal(mexec_land_approach(&mis, 3), 2);
+	pp.fs_batt_voltage = 10.5f;
+	rc_set(1500, 1500, 1500, 1500, 1400);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
+	in.batt_voltage_v = 10.2f;
+	run(10.5, true);
+	assert_true(pl.batt_fs);
+	assert_int_equal(v.mode, PLANE_AUTO);
+	assert_int_equal(pl.mexec.current, 2);
+	assert_int_equal(pl.mexec.then_seq, 3);
+	assert_int_equal(pl.nav.task, NAV_TASK_LEG);
+	/* a sequence with its own approach waypoint is flown as it is */
+	mis.items[3] = (struct mission_item){ .command = MAV_CMD_NAV_WAYPOINT, .frame = 3,
+					      .x = -353700000, .y = 1491662300, .z = 30 };
+	mis.items[2] = (struct mission_item){ .command = MAV_CMD_DO_LAND_START };
+	assert_int_equal(mexec_land_approach(&mis, 2), -1);
+	/* and one after a loiter goes straight to its LAND */
+	mis.count = 4;
+	mis.items[1].command = MAV_CMD_NAV_LOITER_UNLIM;
+	mis.items[3] = mis.items[4];
+	assert_int_equal(mexec_land_approach(&mis, 2), -1);
+}
+
+static const char *run_saying(double seconds);
+
+/* A stuck IMU in flight: no attitude meanwhile (MANUAL), and once it moves again the
+ * flight ends by the landing sequence. Once: it does not clear. */
+static void test_plane_stuck_imu_ends_the_flight(void **state)
+{
+	setup();
+	char why[96];
+	mis.count = 5;
+	mis.items[1] = (struct mission_item){ .command = MAV_CMD_NAV_WAYPOINT, .frame = 3,
+					      .x = -353600000, .y = 1491652300, .z = 80 };
+	mis.items[2] = (struct mission_item){ .command = MAV_CMD_NAV_WAYPOINT, .frame = 3,
+					      .x = -353700000, .y = 1491652300, .z = 40 };
+	mis.items[3] = (struct mission_item){ .command = MAV_CMD_DO_LAND_START };
+	mis.items[4] = (struct mission_item){ .command = MAV_CMD_NAV_LAND, .frame = 3,
+					      .x = -353632610, .y = 1491652300, .z = 0 };
+	rc_set(1500, 1500, 1500, 1500, 1400);
+	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
+	run(2.0, true);
+	assert_int_equal(v.mode, PLANE_LOITER);
+	uint32_t valid = in.vs.valid;
+	in.imu_stuck = true;
+	in.vs.valid = 0;
+	run(1.0, true);
+	assert_true(pl.imu_fs);
+	assert_int_equal(v.mode, PLANE_MANUAL);
+	in.imu_stuck = false;
+	in.vs.valid = valid;
+	assert_string_equal(run_saying(0.1), "IMU failsafe: landing");
+	assert_int_equal(v.mode, PLANE_AUTO);
+	assert_int_equal(pl.mexec.current, 2);
+	assert_int_equal(pl.mexec.then_seq, 3);
+	/* once */
+	in.imu_stuck = true;
+	run(0.5, true);
+	in.imu_stuck = false;
+	assert_null(run_saying(0.5));
+	assert_int_equal(v.mode, PLANE_AUTO);
+}
+
 /* Runs the plane for seconds, remembering the last thing it said. */
 static const char *run_saying(double seconds)
 {
@@ -541,6 +618,8 @@ int main(void)
 		cmocka_unit_test(test_plane_auto_keeps_flying_through_a_short_rc_loss),
 		cmocka_unit_test(test_plane_gcs_loss_returns_home),
 		cmocka_unit_test(test_plane_low_battery_lands_at_the_land_sequence),
+		cmocka_unit_test(test_plane_failsafe_landing_flies_the_planned_approach),
+		cmocka_unit_test(test_plane_stuck_imu_ends_the_flight),
 		cmocka_unit_test(test_plane_without_position_circles),
 		cmocka_unit_test(test_plane_disarms_when_not_flying_after_flying),
 		cmocka_unit_test(test_plane_flying_slowly_into_a_gale_is_flying),
