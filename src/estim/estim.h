@@ -55,6 +55,8 @@ enum estim_state_index {
  * accelerations the aircraft may have had meanwhile, as the uncertainty they
  * grow the attitude and the velocity by (a plane's turns and pull-ups). */
 #define ESTIM_COAST_RATE_RAD_S 0.35f
+/* One pressure this long: the barometer is stuck (estim_baro.c). */
+#define ESTIM_BARO_STUCK_US 2000000u
 #define ESTIM_COAST_ACCEL_M_S2 3.0f
 /* An accelerometer axis at or past this reads its full scale (ArduPilot's
  * clip limit for the +-16 g its IMUs are set to): what it did not measure,
@@ -180,7 +182,7 @@ enum estim_health {
 	ESTIM_H_MAG_USED = 1u << 7,
 	ESTIM_H_MAG_REJECTING = 1u << 8,  /* interference: compass failing its gate */
 	ESTIM_H_BARO_USED = 1u << 9,
-	ESTIM_H_BARO_FAULT = 1u << 10,    /* no valid baro for 1 s, or failing its gate */
+	ESTIM_H_BARO_FAULT = 1u << 10,    /* no valid baro for 1 s (or a stuck one), or failing its gate */
 	ESTIM_H_HGT_DISAGREE = 1u << 11,  /* baro rebased to the filter height within 10 s */
 	ESTIM_H_AIRSPEED_USED = 1u << 12,
 	ESTIM_H_BETA_USED = 1u << 13,
@@ -215,6 +217,7 @@ struct estim_counters {
 	uint32_t imu_gaps;      /* intervals over 5 of the IMU's: lost samples or a stall;
 	                         * such a sample is held for one interval only */
 	uint32_t imu_frozen;    /* raw samples taken as stuck (coasted through) */
+	uint32_t baro_frozen;   /* baro samples refused as stuck (one pressure for 2 s) */
 	uint32_t accel_clipped; /* raw samples with an axis at the accelerometer's full scale */
 	uint32_t gps_invalid, baro_invalid, mag_invalid, airspeed_invalid;
 	uint32_t obs_dropped;   /* pending-sample buffers full */
@@ -353,6 +356,8 @@ struct estim {
 	float baro_ref_m;       /* baro height of NED z = 0 */
 	float air_density;      /* from the last baro, kg/m^3 */
 	float baro_temp_k;
+	float baro_last_pa;     /* the last pressure, and since when it has come */
+	uint64_t baro_same_since_us;
 	/* modes and timers */
 	bool wind_active;
 	bool mag_active;

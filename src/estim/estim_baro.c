@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * The barometer: its intake (pressure altitude, and the air density the
- * airspeed uses) and its fusion on the delayed horizon against the height
+ * airspeed uses; a stuck one refused) and its fusion on the delayed horizon against the height
  * and the baro bias, rebased when the two disagree for good.
  */
 #include <errno.h>
@@ -62,6 +62,19 @@ int estim_push_baro(struct estim *e, const struct baro_sample *s)
 	if (!isfinite(s->pressure_pa) || s->pressure_pa < 30000.0f || s->pressure_pa > 115000.0f) {
 		e->count.baro_invalid++;
 		e->innov[ESTIM_BARO].invalid++;
+		return -EINVAL;
+	}
+	/* A barometer's noise (a pascal or more) never holds one pressure for
+	 * ESTIM_BARO_STUCK_US: it is stuck, and its height would hold the
+	 * aircraft's still. (Not a count of samples: many simulators send the
+	 * last value again with every IMU sample until their baro measures
+	 * anew.) Refused; a second later the baro is faulted and the GPS's
+	 * height takes its place (estim_gps.c). */
+	if (s->pressure_pa != e->baro_last_pa || !e->baro_same_since_us) {
+		e->baro_last_pa = s->pressure_pa;
+		e->baro_same_since_us = t_us;
+	} else if (t_us - e->baro_same_since_us >= ESTIM_BARO_STUCK_US) {
+		e->count.baro_frozen++;
 		return -EINVAL;
 	}
 	float tk = isfinite(s->temp_c) && s->temp_c > -60.0f && s->temp_c < 90.0f ? s->temp_c + 273.15f : 288.15f;

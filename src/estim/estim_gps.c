@@ -132,7 +132,11 @@ void estim_fuse_gps(struct estim *e, const struct estim_gps_obs *g)
 		e->gps_fail_since_us = 0;
 	}
 
-	if (c->use_gps_hgt) {
+	/* The GPS's height when it is the height source, or in the baro's place
+	 * while the baro is faulted (none valid for a second: missing or stuck);
+	 * when the baro comes back and disagrees for good, its bias is rebased to
+	 * this height (estim_baro.c). */
+	if (c->use_gps_hgt || !estim_recent(e->t_now_us, e->last_baro_valid_us, 1.0f)) {
 		float rh[3] = { hn * hn, 0.0f, 0.0f };
 		estim_fuse_vector(e, ESTIM_GPS_HGT, 1, row_gps_hgt, g, rh, c->hgt_gate, g->t_us);
 	}

@@ -46,8 +46,8 @@ static void shift_time(struct estim *e, uint64_t d_us)
 	uint64_t *times[] = {
 		&e->imu_bad_us, &e->imu_frozen_us, &e->next_step_us, &e->t_delayed_us, &e->t_now_us,
 		&e->gps_fail_since_us, &e->baro_fail_since_us, &e->mag_fail_since_us, &e->hgt_reset_us,
-		&e->last_baro_valid_us, &e->gps_last_valid_us, &e->gps_prev_obs_us, &e->gps_prev_valid_us,
-		&e->numeric_us, &e->tas_meas_us,
+		&e->last_baro_valid_us, &e->baro_same_since_us, &e->gps_last_valid_us,
+		&e->gps_prev_obs_us, &e->gps_prev_valid_us, &e->numeric_us, &e->tas_meas_us,
 	};
 	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
 		shift_one(times[i], d_us);

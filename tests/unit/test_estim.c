@@ -388,6 +388,7 @@ struct synth {
 	uint64_t gps_us;        /* the GPS's (200 ms) */
 	bool all_fresh;         /* baro, compass and airspeed with every IMU sample, as some simulators send them */
 	bool no_gps, no_mag, no_baro, no_airspeed;
+	float baro_hold_pa;     /* a stuck barometer's pressure (0: none) */
 	double airspeed_offset; /* added to the truth's airspeed (a gust the inertial path does not see) */
 	double gps_offset_n;
 	double accel_bias[3], accel_scale;   /* the accelerometer's error (scale 0: none) */
@@ -474,7 +475,11 @@ static void synth_run(struct synth *s, double dur)
 		double h = ALT0 - tr.pos[2];
 		float p = (float)(101325.0 * pow(1.0 - h / 44330.77, 1.0 / 0.190263));
 		if (due_at(s, us, 20000) && !s->no_baro) {
-			struct baro_sample b = { t_us, p, 15.0f };
+			/* the last bits' noise of a real sensor (0-0.1 Pa, no RNG drawn): a
+			 * pressure the same 20 times over is a stuck baro (estim_baro.c) */
+			struct baro_sample b = { t_us, p + 0.05f * (float)((us / 20000u) % 3u), 15.0f };
+			if (s->baro_hold_pa > 0.0f)
+				b.pressure_pa = s->baro_hold_pa;
 			estim_push_baro(&s->e, &b);
 		}
 		if (due_at(s, us, 10000) && !s->no_mag) {
@@ -1146,7 +1151,7 @@ static void test_estim_baro_rebases_when_it_disagrees_with_gps_height(void **sta
 		estim_push_imu(&s.e, &is);
 		if (ms % 20 == 0) {
 			float p = (float)(101325.0 * pow(1.0 - (ALT0 + 25.0) / 44330.77, 1.0 / 0.190263));
-			struct baro_sample b = { t_us, p, 15.0f };
+			struct baro_sample b = { t_us, p + 0.05f * (float)((ms / 20) % 3), 15.0f };
 			estim_push_baro(&s.e, &b);
 		}
 		if (ms % 200 == 0) {
@@ -1174,6 +1179,55 @@ static void test_estim_baro_rebases_when_it_disagrees_with_gps_height(void **sta
 	assert_true(es.health & ESTIM_H_HGT_DISAGREE);
 	assert_true(fabsf(es.baro_bias_m - 25.0f) < 3.0f);
 	assert_true(fabs(D(vs.alt_msl_m) - ALT0) < 3.0);
+}
+
+/* A stuck barometer in a descent (1.4 m/s): its one pressure refused after 2 s, the baro
+ * faulted a second later and the GPS's height fused in its place; moving again, it
+ * is fused again (rebased to the GPS's height where it disagrees). */
+static void test_estim_stuck_baro_is_refused_and_gps_height_takes_its_place(void **state)
+{
+	static struct synth s;
+	struct estim_config c;
+	cfg_default(&c);
+	c.use_gps_hgt = false;          /* the baro is the height source, as in fulmard */
+	struct glide_arg a = { .turn_rad_s = 0, .crab_rad = 0, .course0_rad = 0.3, .turb = 0.5 };
+	synth_init(&s, traj_glide, &a, &c);
+	synth_run(&s, 60.0);
+	struct estim_status es;
+	estim_get_status(&s.e, &es);
+	assert_true(es.health & ESTIM_H_BARO_USED);
+	assert_int_equal(es.innov[ESTIM_GPS_HGT].fused, 0);
+	struct truth tr;
+	traj_glide(s.t, &a, &tr);
+	s.baro_hold_pa = (float)(101325.0 * pow(1.0 - (ALT0 - tr.pos[2]) / 44330.77, 1.0 / 0.190263));
+	double worst = 0.0;
+	for (int k = 0; k < 300; k++) {     /* 30 s stuck: 42 m of descent */
+		synth_run(&s, 0.1);
+		struct vehicle_state vs;
+		estim_get_state(&s.e, &vs);
+		traj_glide(s.t, &a, &tr);
+		worst = fmax(worst, fabs(D(vs.alt_msl_m) - (ALT0 - tr.pos[2])));
+	}
+	estim_get_status(&s.e, &es);
+	assert_true(es.count.baro_frozen > 1000);
+	assert_true(es.health & ESTIM_H_BARO_FAULT);
+	assert_false(es.health & ESTIM_H_BARO_USED);
+	assert_true(es.innov[ESTIM_GPS_HGT].fused > 100);
+	s.baro_hold_pa = 0.0f;
+	synth_run(&s, 10.0);
+	struct vehicle_state vs;
+	estim_get_state(&s.e, &vs);
+	traj_glide(s.t, &a, &tr);
+	double after = fabs(D(vs.alt_msl_m) - (ALT0 - tr.pos[2]));
+	estim_get_status(&s.e, &es);
+	print_message("baro stuck 30 s in a 1.4 m/s descent: %u samples refused, %u GPS heights "
+		      "fused, height error at most %.2f m; moving again 10 s: %.2f m, baro resets %u\n",
+		      es.count.baro_frozen, es.innov[ESTIM_GPS_HGT].fused, worst, after,
+		      es.count.baro_resets);
+	assert_true(worst < 5.0);
+	assert_true(after < 3.0);
+	assert_true(es.health & ESTIM_H_BARO_USED);
+	assert_false(es.health & ESTIM_H_BARO_FAULT);
 }
 
 static void test_estim_covariance_stays_symmetric_bounded_and_finite(void **state)
@@ -1847,6 +1901,7 @@ int main(void)
 		cmocka_unit_test(test_estim_fuses_gps_at_its_measurement_time),
 		cmocka_unit_test(test_estim_gps_fusion_follows_the_kalman_gain_and_gates_jumps),
 		cmocka_unit_test(test_estim_baro_rebases_when_it_disagrees_with_gps_height),
+		cmocka_unit_test(test_estim_stuck_baro_is_refused_and_gps_height_takes_its_place),
 		cmocka_unit_test(test_estim_covariance_stays_symmetric_bounded_and_finite),
 		cmocka_unit_test(test_estim_structured_covariance_prediction_equals_the_dense_product),
 		cmocka_unit_test(test_estim_steps_on_the_main_loop_grid),
