@@ -274,12 +274,9 @@ static void test_plane_low_battery_lands_at_the_land_sequence(void **state)
 	assert_int_equal(pl.nav.task, NAV_TASK_LAND);
 }
 
-/* A landing sequence that is the LAND alone is flown from the mission's waypoint before
- * it (its planned approach), not from wherever the failsafe found the plane. */
-static void test_plane_failsafe_landing_flies_the_planned_approach(void **state)
+/* Two waypoints (the second the approach's start), DO_LAND_START and the LAND alone. */
+static void mission_with_an_approach(void)
 {
-	setup();
-	char why[96];
 	mis.count = 5;
 	mis.items[1] = (struct mission_item){ .command = MAV_CMD_NAV_WAYPOINT, .frame = 3,
 					      .x = -353600000, .y = 1491652300, .z = 80 };
@@ -288,6 +285,15 @@ static void test_plane_failsafe_landing_flies_the_planned_approach(void **state)
 	mis.items[3] = (struct mission_item){ .command = MAV_CMD_DO_LAND_START };
 	mis.items[4] = (struct mission_item){ .command = MAV_CMD_NAV_LAND, .frame = 3,
 					      .x = -353632610, .y = 1491652300, .z = 0 };
+}
+
+/* A landing sequence that is the LAND alone is flown from the mission's waypoint before
+ * it (its planned approach), not from wherever the failsafe found the plane. */
+static void test_plane_failsafe_landing_flies_the_planned_approach(void **state)
+{
+	setup();
+	char why[96];
+	mission_with_an_approach();
 	assert_int_equal(mexec_land_approach(&mis, 3), 2);
 	pp.fs_batt_voltage = 10.5f;
 	rc_set(1500, 1500, 1500, 1500, 1400);
@@ -319,14 +325,7 @@ static void test_plane_stuck_imu_ends_the_flight(void **state)
 {
 	setup();
 	char why[96];
-	mis.count = 5;
-	mis.items[1] = (struct mission_item){ .command = MAV_CMD_NAV_WAYPOINT, .frame = 3,
-					      .x = -353600000, .y = 1491652300, .z = 80 };
-	mis.items[2] = (struct mission_item){ .command = MAV_CMD_NAV_WAYPOINT, .frame = 3,
-					      .x = -353700000, .y = 1491652300, .z = 40 };
-	mis.items[3] = (struct mission_item){ .command = MAV_CMD_DO_LAND_START };
-	mis.items[4] = (struct mission_item){ .command = MAV_CMD_NAV_LAND, .frame = 3,
-					      .x = -353632610, .y = 1491652300, .z = 0 };
+	mission_with_an_approach();
 	rc_set(1500, 1500, 1500, 1500, 1400);
 	assert_int_equal(vehicle_arm(&v, true, false, 1, why, sizeof(why)), 0);
 	run(2.0, true);
